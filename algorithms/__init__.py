@@ -1,0 +1,22 @@
+"""Graph centralities written as linear algebra over the spla engine.
+
+Every function accepts a ``spla.Matrix``, a SciPy sparse matrix/array (A[i, j] != 0 is
+the arc i -> j) or a networkx Graph/DiGraph (vertices in ``list(G)`` order), returns
+NumPy arrays indexed like the input, follows networkx's semantics and defaults, and
+takes ``device=`` and ``kernel=`` overrides.  Only spla products (``vxm``/``mxv`` over
+semirings, ``spla.bits``) and plain array operations are used: no CUDA source lives here.
+"""
+
+from .betweenness import betweenness_centrality, edge_betweenness_centrality
+from .bfs import bfs_levels
+from .correlation import rank_correlation
+from .daccer import daccer_volumes
+from .degree import degree_centrality
+from .distances import closeness_centrality, harmonic_centrality, sum_of_distances
+from .pagerank import pagerank
+
+__all__ = [
+    "bfs_levels", "betweenness_centrality", "edge_betweenness_centrality", "closeness_centrality",
+    "harmonic_centrality", "sum_of_distances", "daccer_volumes", "pagerank", "degree_centrality",
+    "rank_correlation",
+]

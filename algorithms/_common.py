@@ -1,0 +1,110 @@
+"""Shared plumbing of the algorithms: turning user input into a spla.Matrix, and back.
+
+Every algorithm accepts a ``spla.Matrix``, a SciPy sparse matrix/array (A[i, j] != 0 is
+the arc i -> j; symmetric means undirected unless told), or a networkx Graph/DiGraph
+(vertices in ``list(G)`` order).  Results are NumPy arrays indexed like the input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spla
+from spla import device as _dev
+
+
+def as_matrix(G, *, device=None, weight=None, drop_self_loops=False) -> spla.Matrix:
+    """A spla.Matrix for ``G`` on ``device`` (None: where G already is, or "auto").
+
+    weight: for networkx input, the edge attribute to keep (None: unweighted).
+    drop_self_loops: return the matrix without its diagonal (cached per matrix).
+    """
+    if isinstance(G, spla.Matrix):
+        A = G if device is None else G.to(device)
+    elif _is_networkx(G):
+        A = spla.Matrix.from_networkx(G, weight=weight, device="auto" if device is None else device)
+    else:
+        import scipy.sparse as sp
+
+        if sp.issparse(G) or isinstance(G, np.ndarray):
+            A = spla.Matrix.from_scipy(G, device="auto" if device is None else device)
+        else:
+            raise TypeError(f"expected a spla.Matrix, a SciPy sparse matrix or a networkx graph, got {type(G).__name__}")
+    if A.shape[0] != A.shape[1]:
+        raise spla.InvalidGraph(f"a graph's adjacency matrix must be square, got shape {A.shape}")
+    return without_self_loops(A) if drop_self_loops else A
+
+
+def _is_networkx(G) -> bool:
+    try:
+        import networkx as nx
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(G, nx.Graph)
+
+
+def without_self_loops(A: spla.Matrix) -> spla.Matrix:
+    """A with its diagonal removed (same object when it has none); cached on A."""
+    key = "without_self_loops"
+    if key in A._cache:
+        return A._cache[key]
+    S = A._to_scipy_csc(values_as_is=True)
+    diag = S.diagonal()
+    if not np.any(diag != 0) and not _has_stored_diagonal(S):
+        A._cache[key] = A
+        return A
+    S = S.tolil()
+    S.setdiag(0)
+    S = S.tocsc()
+    S.eliminate_zeros()
+    S.sort_indices()
+    B = spla.Matrix._from_sorted_csc(S, pattern=A.is_pattern, directed=A.directed, device=A.device,
+                                     symmetric=A.T is A)
+    A._cache[key] = B
+    return B
+
+
+def _has_stored_diagonal(S) -> bool:
+    coo = S.tocoo()
+    return bool(np.any(coo.row == coo.col))
+
+
+def pattern_of(A: spla.Matrix) -> spla.Matrix:
+    """A's structure as a pattern-only matrix (cached on A)."""
+    if A.is_pattern:
+        return A
+    key = "pattern"
+    if key not in A._cache:
+        A._cache[key] = spla.Matrix(A.colptr, A.rowidx, None, A.shape, directed=A.directed, device=A.device,
+                                    _symmetric=A.T is A if A._T is not None else False)
+    return A._cache[key]
+
+
+def to_numpy(x) -> np.ndarray:
+    return _dev.to_numpy(x)
+
+
+def free_device_bytes(A: spla.Matrix) -> int:
+    """Bytes the algorithm may still allocate on A's device (GPU: free + pool-cached; CPU: a fixed budget)."""
+    if not _dev.is_gpu(A.device):
+        return 2 << 30  # CPU: keep blocks to ~2 GiB
+    cp = _dev.cupy_module()
+    free, _total = cp.cuda.runtime.memGetInfo()
+    pool = cp.get_default_memory_pool()
+    return int(free + pool.free_bytes())
+
+
+def check_sources(sources, n: int, name="sources") -> np.ndarray:
+    """Validate a list/array of vertex indices in 0..n-1 (int64, order kept, duplicates rejected)."""
+    s = np.asarray(list(sources) if not isinstance(sources, np.ndarray) else sources)
+    if s.size == 0:
+        return s.astype(np.int64)
+    if s.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be vertex indices (integers 0..n-1), got dtype {s.dtype}")
+    s = s.astype(np.int64).ravel()
+    if s.min() < 0 or s.max() >= n:
+        bad = int(s.min() if s.min() < 0 else s.max())
+        raise ValueError(f"{name} contains vertex {bad}, outside 0..{n - 1}")
+    if np.unique(s).size != s.size:
+        raise ValueError(f"{name} contains duplicate vertices")
+    return s

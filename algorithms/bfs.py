@@ -1,0 +1,62 @@
+"""Breadth-first search levels, as repeated masked products.
+
+    level(s) = 0;   level(v) = d  for the vertices first reached by the d-th product
+    frontier_d<!reached> = frontier_{d-1} any.pair A          (out-neighbours, arc i -> j is A[i, j])
+
+Needs: a square spla.Matrix (or anything ``as_matrix`` accepts); values and self-loops
+are ignored.  Cost: one masked vxm per level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spla
+
+from ._common import as_matrix, check_sources, to_numpy
+
+
+def bfs_levels(A, source, *, device=None, kernel="auto"):
+    """Hop distance from ``source`` to every vertex.
+
+    Parameters
+    ----------
+    A : spla.Matrix, SciPy sparse (A[i, j] != 0 is the arc i -> j) or networkx graph
+    source : int vertex index (for a networkx graph: a node of G)
+
+    Returns
+    -------
+    numpy int64 array (n,): the level of each vertex, -1 where unreachable.
+    """
+    if _is_nx(A):
+        nodes = list(A)
+        if source not in A:
+            raise ValueError(f"source {source!r} is not a node of the graph")
+        source = nodes.index(source)
+    M = as_matrix(A, device=device)
+    n = M.shape[0]
+    s = int(check_sources([source], n, name="source")[0])
+    xp = M.xp
+    level = xp.full(n, -1, dtype=np.int64)
+    frontier = xp.zeros(n, dtype=np.bool_)
+    frontier[s] = True
+    level[s] = 0
+    reached = frontier.copy()
+    d = 0
+    while True:
+        d += 1
+        # frontier<!reached, replace> = frontier any.pair A
+        frontier = spla.vxm(frontier, M, "any_pair", mask=reached, complement=True, kernel=kernel)
+        if not bool(frontier.any()):
+            break
+        level[frontier] = d
+        reached |= frontier
+    return to_numpy(level)
+
+
+def _is_nx(G) -> bool:
+    try:
+        import networkx as nx
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(G, nx.Graph)

@@ -1,0 +1,102 @@
+"""Degrees as networkx counts them, and degree centrality.
+
+``degree_centrality`` (networkx.degree_centrality):
+
+    DC(v) = deg(v) / (n - 1)        (n <= 1: networkx returns 1 for the single vertex)
+
+with deg = networkx's ``G.degree``:
+    undirected: neighbours counted once each, a self-loop counted twice;
+    directed:   in-degree + out-degree (a self-loop counts once in each, so twice).
+
+Degrees count arcs, never weights: a SciPy / spla.Matrix input has one edge per stored
+entry (as ``networkx.from_scipy_sparse_array`` reads it).  A networkx multigraph's
+parallel edges each count, as networkx counts them; for any other input multi-edges
+are already merged.
+
+Needs: a square adjacency.  Cost: one product per direction, only for multigraphs
+(otherwise the matrix's stored-entry counts per row / column are used).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spla
+
+from . import _common
+from ._common import as_matrix, pattern_of, to_numpy
+
+
+def degree_parts(G, *, device=None):
+    """(A, out, in_, loops) for a graph, as networkx counts degrees.
+
+    A     : spla.Matrix, G's pattern (for traversals)
+    out   : int64 (n,) arcs leaving each vertex (parallel arcs of a networkx multigraph counted)
+    in_   : int64 (n,) arcs entering each vertex
+    loops : int64 (n,) self-loops at each vertex
+    All on A's device.  networkx's ``G.degree`` is out + loops (undirected; out = in) or
+    out + in_ (directed); ``G.out_degree`` is out.
+    """
+    if _common._is_networkx(G) and G.is_multigraph() and len(G) > 0:
+        import networkx as nx
+
+        # multiplicity matrix: entry (i, j) = number of parallel arcs i -> j
+        S = nx.to_scipy_sparse_array(G, nodelist=list(G), weight=None, dtype=np.int64, format="csc")
+        M = spla.Matrix.from_scipy(S, directed=G.is_directed(), device="auto" if device is None else device)
+    else:
+        M = pattern_of(as_matrix(G, device=device))  # one edge per stored entry, values ignored
+    A = pattern_of(M)
+    xp = M.xp
+    n = M.shape[0]
+    if M.is_pattern:
+        out = M.out_degree()
+        in_ = M.in_degree()
+        diag_val = None
+    else:
+        mult = M.values.astype(np.int64)
+        Mi = spla.Matrix(M.colptr, M.rowidx, mult.astype(np.float64), M.shape, directed=M.directed, device=M.device,
+                         _symmetric=M.T is M if M._T is not None else False)
+        ones = xp.ones(n, dtype=np.float64)  # float64 sums of counts: exact below 2**53
+        # out = Mi +.× 1      (row sums: parallel arcs leaving each vertex)
+        out = xp.rint(spla.mxv(Mi, ones, "plus_times")).astype(np.int64)
+        # in_ = 1 +.× Mi      (column sums: parallel arcs entering each vertex)
+        in_ = xp.rint(spla.vxm(ones, Mi, "plus_times")).astype(np.int64)
+        diag_val = mult
+    loops = xp.zeros(n, dtype=np.int64)
+    if M.nnz:
+        on_diag = xp.flatnonzero(M.rowidx == M.colidx)
+        loops[M.rowidx[on_diag]] = 1 if diag_val is None else diag_val[on_diag]
+    return A, out, in_, loops
+
+
+def networkx_degree(G, *, device=None):
+    """(A, deg): networkx's ``G.degree`` as an int64 array on A's device (see module doc)."""
+    A, out, in_, loops = degree_parts(G, device=device)
+    return A, (out + in_) if A.directed else (out + loops)
+
+
+def degree_centrality(A, *, device=None):
+    """Degree centrality, equal to ``networkx.degree_centrality(G)``.
+
+    DC(v) = deg(v) / (n - 1), deg as networkx's ``G.degree`` (undirected: self-loops count
+    2; directed: in + out).  For n = 1 the result is [1.0] and for n = 0 empty, as networkx.
+
+    Parameters
+    ----------
+    A : spla.Matrix, SciPy sparse matrix/array (A[i, j] != 0 is the arc i -> j) or networkx graph
+    device : where to compute
+
+    Returns
+    -------
+    numpy float64 array (n,)
+    """
+    from .distances import is_empty_graph
+
+    if is_empty_graph(A):
+        return np.zeros(0, dtype=np.float64)
+    M, deg = networkx_degree(A, device=device)
+    n = M.shape[0]
+    if n <= 1:
+        return np.ones(n, dtype=np.float64)
+    s = 1.0 / (n - 1.0)
+    return to_numpy(deg * s).astype(np.float64)

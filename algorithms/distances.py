@@ -1,0 +1,301 @@
+"""Distance centralities of every vertex from one bit-parallel, all-sources BFS.
+
+d(s, t) is the hop distance (number of arcs on a shortest path s -> t; arc i -> j is
+A[i, j] != 0; values, multi-edges and self-loops do not change it).  n = |V|.
+
+``closeness_centrality`` (networkx.closeness_centrality; Freeman, with Wasserman & Faust's
+correction for disconnected graphs), over INCOMING distances as networkx uses for
+directed graphs:
+
+    r(u) = |{v : v reaches u}|            (u itself included)
+    S(u) = Σ_{v reaches u} d(v, u)
+    C(u) = (r(u) - 1) / S(u)  ·  [(r(u) - 1) / (n - 1)   if wf_improved]
+    C(u) = 0 when S(u) = 0, and for n = 1.
+
+``harmonic_centrality`` (networkx.harmonic_centrality; Marchiori & Latora):
+
+    H(u) = Σ_{v ≠ u, v reaches u} 1 / d(v, u)
+
+``sum_of_distances`` (the shortness-centrality homework seed's "shortness"), over
+OUTGOING distances:
+
+    s(v) = Σ_{t reachable from v} d(v, t)
+
+Algorithm (bit-parallel multi-source BFS, 64 sources per uint64 word).  Sources are
+processed in blocks of W words (64·W sources).  The state of a block is an (n, W)
+uint64 array ``vis``: bit b of word w of row t is set when source 64·w + b of the block
+has reached t.  Starting from vis_0 (bit s set in row s only), one product per level
+
+    vis_{d+1}<!done> = vis_d  bor.first  A          (vxm: pulls along arcs s -> t)
+    vis_{d+1}       |= vis_d
+
+where ``done`` marks the words whose 64 bits are all set, which are not computed at all.
+(Pulling from all of vis_d rather than from the frontier vis_d \\ vis_{d-1} gives the
+same set, and saves the two passes that would isolate the frontier.)  Row t of
+vis_d holds exactly the sources s with d(s, t) <= d, so with c_d(t) = popcount(row t
+of vis_d) (``spla.bits.weighted_rowsum`` without weights) the number of sources at
+distance exactly d from t is c_d(t) - c_{d-1}(t), and
+
+    S(t) = Σ_d d · (c_d(t) - c_{d-1}(t)),   H(t) = Σ_d (c_d(t) - c_{d-1}(t)) / d,
+    r(t) = c_last(t)
+
+summed over the blocks: per-row reductions only, no per-source reduction.  These are
+the incoming sums; the outgoing sums (``sum_of_distances``) run the same BFS over the
+transpose, ``vis_{d+1} = A bor.second vis_d`` (mxv: pulls along out-neighbours).  The
+unused bits of the last word (sources beyond n) are preset in every row, so a word can
+become ``done``; they cancel in the differences.
+
+Memory: two (n, W) uint64 arrays plus an (n, W) bool mask and the backend's
+temporaries, about 37·n bytes per word (``BYTES_PER_WORD_ROW``); W is chosen from
+``free_device_bytes`` and capped at ceil(n / 64).  Per level each product reads the
+block's words once per stored arc (nnz·W·8 bytes gathered) and the array passes touch
+~4 (n, W) arrays.  A block that still runs out of memory is retried at half width.
+
+Needs: a square adjacency (spla.Matrix, SciPy sparse, or networkx graph); any values.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+import spla
+import spla.bits
+from spla.errors import DeviceMemoryError
+
+from . import _common
+from ._common import as_matrix, to_numpy
+
+log = logging.getLogger("spla.algorithms")
+
+ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: device bytes per row per word of a block: vis and the product's output (8 B each), the
+#: backend's temporaries (~2 x 8 B), the done mask (1 B) and a popcount temporary (4 B).
+BYTES_PER_WORD_ROW = 4 * 8 + 1 + 4
+#: fraction of the free device memory a block may use
+MEMORY_FRACTION = 0.8
+
+
+# --------------------------------------------------------------------------- helpers
+def is_empty_graph(G) -> bool:
+    """True for a graph with no vertices (networkx graphs of order 0 cannot be converted)."""
+    if isinstance(G, spla.Matrix):
+        return G.shape[0] == 0
+    if _common._is_networkx(G):
+        return len(G) == 0
+    shape = getattr(G, "shape", None)
+    return shape is not None and len(shape) == 2 and shape[0] == 0
+
+
+def block_words(A: spla.Matrix, total_words: int) -> int:
+    """Words per source block (64 sources each) that fit in free device memory.
+
+    Between 1 and ``total_words`` = ceil(n / 64); the blocks are balanced (the same
+    number of words, give or take one).  Raises ``spla.DeviceMemoryError`` when not
+    even one word (64 sources) fits.
+    """
+    n = A.shape[0]
+    per_word = max(1, n * BYTES_PER_WORD_ROW)
+    budget = int(_common.free_device_bytes(A) * MEMORY_FRACTION)
+    if budget < per_word:
+        raise DeviceMemoryError(
+            f"bit-parallel BFS needs {per_word:,} bytes of device memory for one block of 64 sources "
+            f"(n={n:,} rows x {BYTES_PER_WORD_ROW} bytes), but only {budget:,} bytes are available; "
+            "free device memory or use device='cpu'")
+    wmax = max(1, min(total_words, budget // per_word))
+    nblocks = -(-total_words // wmax)
+    return -(-total_words // nblocks)
+
+
+def _init_block(xp, n, s0, s1, W):
+    """vis_0 of the block of sources s0..s1-1 in W words: bit (s - s0) in row s, tail bits preset."""
+    vis = xp.zeros((n, W), dtype=np.uint64)
+    m = s1 - s0
+    k = xp.arange(m, dtype=np.int64)
+    one = xp.ones(m, dtype=np.uint64)
+    vis[k + s0, k >> 6] = xp.left_shift(one, (k & 63).astype(np.uint64))
+    used = m - 64 * (W - 1)  # bits used in the last word, 1..64
+    pad = 64 * W - m
+    if used < 64:
+        tail = np.uint64((0xFFFFFFFFFFFFFFFF << used) & 0xFFFFFFFFFFFFFFFF)
+        vis[:, W - 1] |= tail
+    return vis, pad
+
+
+def _product(vis, A, direction, done, out, kernel):
+    """One BFS step of a block: the reached sets pulled one arc further, done words skipped."""
+    if direction == "in":
+        # out<!done, replace> = vis bor.first A            (t gets the bits of its in-neighbours)
+        return spla.vxm(vis, A, "bor_first", mask=done, complement=True, out=out, replace=True, kernel=kernel)
+    # out<!done, replace> = A bor.second vis               (v gets the bits of its out-neighbours)
+    return spla.mxv(A, vis, "bor_second", mask=done, complement=True, out=out, replace=True, kernel=kernel)
+
+
+def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None, kernel="auto", progress=None):
+    """Drive the bit-parallel all-sources BFS block by block.
+
+    For every source block this calls ``run_block(level_iter, s0, s1, W, pad)`` where
+    ``level_iter`` is a generator yielding ``(d, vis_d)`` for d = 0, 1, ... (vis_d the
+    (n, W) uint64 block state after d levels, valid only until the next step) and
+    stopping after ``max_depth`` levels (never, when None: the consumer stops it, e.g.
+    when its popcounts stop growing, by leaving the loop); ``run_block`` returns a
+    partial result (anything), and the list of partial results is returned.  A block
+    that raises MemoryError is retried with half as many words (nothing of it is kept).
+
+    direction: "in" (vxm over A: row t collects the sources that reach t) or "out"
+    (mxv: row v collects the sources that v reaches).
+    """
+    if direction not in ("in", "out"):
+        raise ValueError(f"direction must be 'in' or 'out', got {direction!r}")
+    n = A.shape[0]
+    xp = A.xp
+    total_words = -(-n // 64)
+    if direction == "out" and A.T is A:
+        direction = "in"  # symmetric: the same product, without the swap
+    results = []
+    if total_words == 0:
+        return results
+    W = block_words(A, total_words)
+    w0 = 0
+    while w0 < total_words:
+        Wb = min(W, total_words - w0)
+        s0, s1 = 64 * w0, min(n, 64 * (w0 + Wb))
+        try:
+            results.append(run_block(_levels(A, xp, n, s0, s1, Wb, direction, max_depth, kernel), s0, s1, Wb,
+                                     64 * Wb - (s1 - s0)))
+        except MemoryError as exc:
+            if Wb == 1:
+                raise DeviceMemoryError(
+                    f"bit-parallel BFS ran out of device memory on a block of {Wb} word(s) "
+                    f"({64 * Wb} sources, about {n * Wb * BYTES_PER_WORD_ROW:,} bytes); free device memory "
+                    "or use device='cpu'") from exc
+            W = max(1, Wb // 2)
+            log.info("bit-parallel BFS: out of memory at %d words per block, retrying with %d", Wb, W)
+            continue
+        w0 += Wb
+        if progress is not None:
+            progress(s1, n)
+    return results
+
+
+def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel):
+    vis, _pad = _init_block(xp, n, s0, s1, W)
+    yield 0, vis
+    nxt = xp.empty_like(vis)
+    done = xp.empty(vis.shape, dtype=np.bool_)
+    d = 0
+    while max_depth is None or d < max_depth:
+        xp.equal(vis, ALL_ONES, out=done)
+        _product(vis, A, direction, done, nxt, kernel)
+        xp.bitwise_or(nxt, vis, out=nxt)          # vis_{d+1} = vis_d | (vis_d ⊕.⊗ A)
+        vis, nxt = nxt, vis
+        d += 1
+        yield d, vis
+
+
+def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=None):
+    """Per-vertex distance statistics from the all-sources bit-parallel BFS.
+
+    direction "in": for each vertex t, over the sources s that reach t;
+    "out": for each vertex s, over the targets t that s reaches.
+
+    Returns (dist_sum, reach, harm) on A's device: int64 (n,) Σ d, int64 (n,) number of
+    vertices counted (the vertex itself included), float64 (n,) Σ 1/d over d >= 1
+    (None unless ``harmonic``).
+    """
+    n = A.shape[0]
+    xp = A.xp
+
+    def run_block(levels, s0, s1, W, pad):
+        dist = xp.zeros(n, dtype=np.int64)
+        harm = xp.zeros(n, dtype=np.float64) if harmonic else None
+        prev = None
+        for d, vis in levels:
+            c = spla.bits.weighted_rowsum(vis)   # c_d(t) = popcount of row t = sources within distance d
+            if prev is not None:
+                new = c - prev                   # sources at distance exactly d
+                if not bool(new.any()):
+                    break                        # no row grew: every BFS of the block is over
+                dist += d * new
+                if harmonic:
+                    harm += new / d
+            prev = c
+        return dist, prev - pad, harm
+
+    parts = bit_bfs_blocks(A, run_block, direction=direction, kernel=kernel, progress=progress)
+    dist = xp.zeros(n, dtype=np.int64)
+    reach = xp.zeros(n, dtype=np.int64)
+    harm = xp.zeros(n, dtype=np.float64) if harmonic else None
+    for dpart, rpart, hpart in parts:  # one partial result per source block
+        dist += dpart
+        reach += rpart
+        if harmonic:
+            harm += hpart
+    return dist, reach, harm
+
+
+# --------------------------------------------------------------------------- public API
+def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", progress=None):
+    """Closeness centrality of every vertex, equal to ``networkx.closeness_centrality(G)``.
+
+    C(u) = (r(u) - 1) / Σ_{v reaches u} d(v, u), times (r(u) - 1) / (n - 1) when
+    ``wf_improved``; r(u) counts the vertices that reach u, u included.  Directed graphs
+    use incoming distances (as networkx).  0 where nothing else reaches u, and for n = 1.
+
+    Parameters
+    ----------
+    A : spla.Matrix, SciPy sparse matrix/array (A[i, j] != 0 is the arc i -> j) or networkx graph
+    wf_improved : bool, Wasserman–Faust scaling for disconnected graphs
+    device, kernel : where to run, and the GPU product kernel ("auto", "scCSC", "veCSC", "scCOOC")
+    progress : callable(done_sources, n), optional, called after each source block
+
+    Returns
+    -------
+    numpy float64 array (n,)
+    """
+    if is_empty_graph(A):
+        return np.zeros(0, dtype=np.float64)
+    M = as_matrix(A, device=device)
+    n = M.shape[0]
+    xp = M.xp
+    if n == 1:
+        return np.zeros(1, dtype=np.float64)
+    dist, reach, _ = distance_sums(M, direction="in", kernel=kernel, progress=progress)
+    r1 = (reach - 1).astype(np.float64)
+    tot = dist.astype(np.float64)
+    pos = dist > 0
+    c = xp.where(pos, r1 / xp.where(pos, tot, 1.0), 0.0)
+    if wf_improved:
+        c = c * (r1 / (n - 1))
+    return to_numpy(c)
+
+
+def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
+    """Harmonic centrality of every vertex, equal to ``networkx.harmonic_centrality(G)``.
+
+    H(u) = Σ_{v ≠ u, v reaches u} 1 / d(v, u)   (incoming distances for directed graphs).
+
+    Parameters as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
+    """
+    if is_empty_graph(A):
+        return np.zeros(0, dtype=np.float64)
+    M = as_matrix(A, device=device)
+    _, _, harm = distance_sums(M, direction="in", harmonic=True, kernel=kernel, progress=progress)
+    return to_numpy(harm)
+
+
+def sum_of_distances(A, *, device=None, kernel="auto", progress=None):
+    """Sum of the hop distances from each vertex to every vertex it reaches ("shortness").
+
+    s(v) = Σ_{t reachable from v} d(v, t)   (outgoing distances; unreachable t are skipped,
+    so an isolated vertex has 0).  For an undirected connected graph this is the
+    homework seed's shortness centrality (and 1 / closeness · (n - 1)).
+
+    Parameters as :func:`closeness_centrality`.  Returns a numpy int64 array (n,) (exact).
+    """
+    if is_empty_graph(A):
+        return np.zeros(0, dtype=np.int64)
+    M = as_matrix(A, device=device)
+    dist, _, _ = distance_sums(M, direction="out", kernel=kernel, progress=progress)
+    return to_numpy(dist)

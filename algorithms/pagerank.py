@@ -1,0 +1,191 @@
+"""PageRank by power iteration, with networkx's semantics (``networkx.pagerank``,
+i.e. ``_pagerank_scipy``; Page, Brin, Motwani & Winograd 1999; the Yin et al. seed's
+Parallel Algorithm II).
+
+    w(i)  = Σ_j A[i, j]                        out-weight of i (stored values, or arc counts)
+    D     = {i : w(i) = 0}                     dangling vertices
+    x_{k+1}[j] = α · ( Σ_i x_k[i] · A[i, j] / w(i)  +  (Σ_{i ∈ D} x_k[i]) · dw[j] )  +  (1 - α) · p[j]
+
+p is the personalization (uniform by default), dw the dangling distribution (p by
+default), x_0 = nstart (uniform by default); all three are normalised to sum 1.  The
+iteration stops, returning x_{k+1}, at the first k with Σ_j |x_{k+1}[j] - x_k[j]| < n · tol;
+after ``max_iter`` iterations without that it raises ``spla.ConvergenceError`` (networkx
+raises ``PowerIterationFailedConvergence``).
+
+Each iteration is ONE spla product, ``y = (x ./ w) +.× A`` (``spla.vxm`` with
+plus_times over A's values), plus O(n) array operations for the dangling mass, the
+teleport term and the convergence test (one device -> host scalar per iteration).
+
+Needs: a square adjacency whose values (the weights, when ``weight`` is set) are finite
+and non-negative (``spla.InvalidGraph`` otherwise).  Undirected edges count in both
+directions; a self-loop is one arc i -> i.  For networkx input the matrix is
+``networkx.to_scipy_sparse_array(G, weight=...)``, so a multigraph's parallel edges add
+up (their weights, or 1 each), exactly as networkx does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import spla
+
+from . import _common
+from ._common import as_matrix, pattern_of, to_numpy
+from .distances import is_empty_graph
+
+
+def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight=True,
+             dangling=None, device=None, kernel="auto"):
+    """PageRank of every vertex, equal to ``networkx.pagerank(G, ...)`` within its tolerance.
+
+    Parameters
+    ----------
+    A : spla.Matrix, SciPy sparse matrix/array (A[i, j] is the weight of the arc i -> j) or networkx graph
+    alpha : float, damping factor
+    personalization : dict or array (n,), optional
+        Teleport distribution (normalised); dict keys are vertex indices, or nodes for a
+        networkx graph (missing keys are 0; for a networkx graph, keys that are not nodes
+        are ignored as networkx does).  All zero raises ZeroDivisionError (as networkx).
+    max_iter : int, iteration limit
+    tol : float, convergence when Σ|x_new - x| < n · tol
+    nstart : dict or array (n,), optional, the starting vector (normalised)
+    weight : True (default), False/None, or a str
+        True: the stored values are the weights (pattern matrices weigh 1); for a networkx
+        graph True means networkx's default attribute "weight".  A str names the edge
+        attribute of a networkx graph (missing = 1).  False/None: every arc weighs 1.
+    dangling : dict or array (n,), optional
+        Where the rank of dangling vertices (out-weight 0) goes (normalised); default the
+        personalization.
+    device, kernel : where to run, and the GPU product kernel
+
+    Returns
+    -------
+    numpy float64 array (n,), summing to 1.
+
+    Raises
+    ------
+    spla.ConvergenceError (a RuntimeError) after ``max_iter`` iterations without convergence;
+    spla.InvalidGraph for negative, NaN or infinite weights; ZeroDivisionError when
+    personalization, nstart or dangling sum to 0.
+
+    Notes
+    -----
+    Converting a dict argument iterates over its entries (input parsing, as networkx does).
+    """
+    if is_empty_graph(A):
+        return np.zeros(0, dtype=np.float64)
+    nodes = None
+    if _common._is_networkx(A):
+        import networkx as nx
+
+        nodes = list(A)
+        if weight is True:
+            wattr = "weight"
+        elif weight is None or weight is False:
+            wattr = None
+        elif isinstance(weight, str):
+            wattr = weight
+        else:
+            raise TypeError(f"weight must be True, False, None or an edge attribute name, got {weight!r}")
+        S = nx.to_scipy_sparse_array(A, nodelist=nodes, weight=wattr, dtype=np.float64, format="csc")
+        M = as_matrix(S, device=device)
+    else:
+        if isinstance(weight, str):
+            raise TypeError(f"weight={weight!r} names a networkx edge attribute, but the input is a matrix; pass "
+                            "weight=True to use its stored values or weight=False to ignore them")
+        if weight not in (True, False, None):
+            raise TypeError(f"weight must be True, False or None for a matrix input, got {weight!r}")
+        M = as_matrix(A, device=device)
+        if not weight:
+            M = pattern_of(M)
+    _check_weights(M)
+    n = M.shape[0]
+    xp = M.xp
+
+    p = _distribution(personalization, "personalization", n, nodes, xp)
+    x = _distribution(nstart, "nstart", n, nodes, xp)
+    dw = _distribution(dangling, "dangling", n, nodes, xp)
+    if p is None:
+        p = xp.full(n, 1.0 / n, dtype=np.float64)
+    if x is None:
+        x = xp.full(n, 1.0 / n, dtype=np.float64)
+    if dw is None:
+        dw = p
+
+    ones = xp.ones(n, dtype=np.float64)
+    # w = A +.× 1          (out-weight of every vertex)
+    w = spla.mxv(M, ones, "plus_times", kernel=kernel)
+    is_dangling = w == 0
+    inv_w = xp.where(is_dangling, 0.0, 1.0 / xp.where(is_dangling, 1.0, w))
+    dangling_f = is_dangling.astype(np.float64)
+    has_dangling = bool(is_dangling.any())
+    teleport = (1.0 - alpha) * p
+
+    same_dw = dw is p
+    err = None
+    for _ in range(max_iter):  # power iterations
+        # y = (x ./ w) +.× A      (y[j] = Σ_i x[i] A[i, j] / w(i))
+        y = spla.vxm(x * inv_w, M, "plus_times", kernel=kernel)
+        y *= alpha
+        if not has_dangling:
+            y += teleport                                    # α·y + (1-α)·p
+        elif same_dw:
+            y += ((1.0 - alpha) + alpha * xp.dot(x, dangling_f)) * p   # α·y + ((1-α) + α·Σ_D x)·p
+        else:
+            y += teleport
+            y += (alpha * xp.dot(x, dangling_f)) * dw        # + α·(Σ_D x)·dw
+        err = float(xp.abs(y - x).sum())                     # Σ|x_new - x| (one scalar to the host)
+        x = y
+        if err < n * tol:
+            return to_numpy(x).astype(np.float64, copy=False)
+    last = "no iteration ran" if err is None else f"the last change Σ|x - x_prev| = {err:.6g} is not below n·tol = {n * tol:.6g}"
+    raise spla.ConvergenceError(
+        f"pagerank did not converge within max_iter={max_iter} iterations: {last} "
+        "(networkx raises PowerIterationFailedConvergence here); raise max_iter or tol")
+
+
+def _check_weights(M):
+    if M.is_pattern or M.nnz == 0:
+        return
+    v = M.values
+    xp = M.xp
+    if v.dtype.kind == "f":
+        if bool(xp.isnan(v).any()):
+            raise spla.InvalidGraph("pagerank: the graph has NaN edge weights; PageRank needs finite weights >= 0")
+        if bool(xp.isinf(v).any()):
+            raise spla.InvalidGraph("pagerank: the graph has infinite edge weights; PageRank needs finite weights >= 0")
+    if v.dtype.kind in "fi" and bool((v < 0).any()):
+        raise spla.InvalidGraph(f"pagerank: the graph has negative edge weights (min {float(v.min())}); PageRank "
+                                "needs weights >= 0 (or pass weight=False)")
+
+
+def _distribution(v, name, n, nodes, xp):
+    """A dict / array argument as a normalised float64 (n,) vector on xp (None stays None)."""
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        keys = list(v.keys())
+        vals = np.fromiter((float(val) for val in v.values()), dtype=np.float64, count=len(keys))
+        if nodes is not None:
+            index = {node: i for i, node in enumerate(nodes)}  # label -> position (input parsing)
+            idx = np.fromiter((index.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+            keep = idx >= 0  # networkx ignores keys that are not nodes
+            idx, vals = idx[keep], vals[keep]
+        else:
+            try:
+                idx = np.asarray(keys, dtype=np.int64).reshape(-1)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}: dict keys must be vertex indices 0..{n - 1} for a matrix input") from None
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                bad = int(idx.min() if idx.min() < 0 else idx.max())
+                raise ValueError(f"{name}: vertex {bad} is outside 0..{n - 1}")
+        vec = np.zeros(n, dtype=np.float64)
+        vec[idx] = vals
+    else:
+        vec = np.asarray(to_numpy(v) if not isinstance(v, (list, tuple)) else v, dtype=np.float64)
+        if vec.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},), got {vec.shape}")
+    s = float(vec.sum())
+    if s == 0:
+        raise ZeroDivisionError(f"{name} sums to zero; it must give some vertex a non-zero weight")
+    return xp.asarray(vec / s)

@@ -1,0 +1,135 @@
+"""Section ``bc_single``: single-source betweenness (TurboBC's Algorithm 1) per kernel.
+
+For each graph of TurboBC's table, a few sources are drawn (vertices with an arc)
+and ``algorithms.betweenness_centrality(A, sources=[s], normalized=False,
+kernel=K, batch_size=1)`` is timed for K in auto, scCSC, veCSC, scCOOC.  The
+median over sources is the graph's time; MTEPS = stored arcs / time.  Each
+kernel's result for the first source is checked against the SciPy Brandes
+reference (networkx's ``betweenness_centrality_subset`` semantics).  TurboBC's
+H200 times (issue #3) are printed beside; the spla CPU backend and networkx are
+timed on one source where they fit the mode's limits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .anchors import TURBOBC_NOTES, TURBOBC_SINGLE_MS
+from .core import Bench, host
+from .reference import allclose_report, betweenness_subset
+
+NAME = "bc_single"
+KERNELS = ("auto", "scCSC", "veCSC", "scCOOC")
+
+GRAPHS = {
+    "tiny": ["myc7", "kron9", "grid20", "ws1k"],
+    "quick": ["myc15", "myc16", "kron18", "kron20", "ws100k", "ba1M_m4", "grid400"],
+    "full": ["myc15", "myc16", "myc17", "kron18", "kron20", "kron21", "ws100k", "ba1M_m4", "grid400"],
+}
+NSOURCES = {"tiny": 2, "quick": 3, "full": 5}
+CPU_PEER_ARCS = {"tiny": 10**9, "quick": 5 * 10**6, "full": 4 * 10**7}
+NX_PEER_ARCS = {"tiny": 10**9, "quick": 1_200_000, "full": 3_000_000}
+
+
+def bc_check(want: np.ndarray):
+    """Check closure: float64 BC against the reference at 1e-7 relative."""
+    scale = float(np.abs(want).max()) if want.size else 0.0
+
+    def check(got):
+        return allclose_report(host(got), want, rtol=1e-7, atol=1e-9 * (1.0 + scale))
+    return check
+
+
+def run(b: Bench) -> None:
+    """Run the section (see the module docstring)."""
+    alg = b.algorithms("betweenness_centrality")
+    for name in GRAPHS[b.opts.mode]:
+        if b.remaining() < 2:
+            b.skip(NAME, {"graph": name}, "time budget spent")
+            continue
+        try:
+            A = b.matrix(name)
+        except Exception as e:  # noqa: BLE001
+            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
+            continue
+        gf = b.graph_fields(name)
+        arcs = gf["arcs"]
+        b.selection(name, A)
+        directed = b.graph(name)[3]
+        srcs = b.sources(name, NSOURCES[b.opts.mode])
+        want: dict[int, np.ndarray] = {}
+
+        def reference(s):
+            if s not in want:
+                want[s] = betweenness_subset(b.ref(name), [s], directed)
+            return want[s]
+
+        def derive(rec):
+            return {"mteps": arcs / (rec["median_ms"] * 1e-3) / 1e6}
+
+        for kernel in KERNELS:
+            for i, s in enumerate(srcs):
+                b.measure(NAME, {**gf, "measure": "bc_single", "system": "spla", "kernel": kernel,
+                                 "source": s, "source_index": i},
+                          lambda s=s, kernel=kernel: alg.betweenness_centrality(
+                              A, sources=[s], normalized=False, kernel=kernel, batch_size=1),
+                          check=(lambda got, s=s: bc_check(reference(s))(got)) if i == 0 else None,
+                          memory=(i == 0), derive=derive)
+        if name in TURBOBC_SINGLE_MS:
+            b.note(NAME, {**gf, "measure": "bc_single", "system": "turbobc", "anchor": True,
+                          "median_ms": TURBOBC_SINGLE_MS[name], "where": "H200, issue #3",
+                          "remark": TURBOBC_NOTES.get(name, ""),
+                          "mteps": arcs / (TURBOBC_SINGLE_MS[name] * 1e-3) / 1e6 if arcs else None})
+        s0 = srcs[0] if srcs else 0
+        if not b.opts.peers:
+            continue
+        # spla's CPU backend on one source
+        if b.gpu:
+            if arcs > CPU_PEER_ARCS[b.opts.mode]:
+                b.skip(NAME, {**gf, "measure": "bc_single", "system": "spla-cpu"},
+                       "graph too large for the CPU peer in this mode")
+            else:
+                Ac = b.matrix(name, "cpu")
+                b.measure(NAME, {**gf, "measure": "bc_single", "system": "spla-cpu", "kernel": "auto",
+                                 "source": s0, "source_index": 0},
+                          lambda: alg.betweenness_centrality(Ac, sources=[s0], normalized=False),
+                          check=lambda got: bc_check(reference(s0))(got), on="cpu", once=True,
+                          derive=derive)
+        # networkx on one source
+        if arcs > NX_PEER_ARCS[b.opts.mode]:
+            b.skip(NAME, {**gf, "measure": "bc_single", "system": "networkx"},
+                   "graph too large for networkx in this mode")
+        else:
+            from .peers import nx_bc_subset
+
+            Gx = b.nx_graph(name)
+            b.measure(NAME, {**gf, "measure": "bc_single", "system": "networkx", "source": s0, "source_index": 0},
+                      lambda: nx_bc_subset(Gx, [s0]), check=lambda got: bc_check(reference(s0))(got),
+                      on="cpu", once=True, derive=derive)
+
+
+def summarize(records: list[dict]) -> dict:
+    """Per graph: median over sources per (system, kernel), best kernel, TurboBC ratio."""
+    per: dict = {}
+    for r in records:
+        if r.get("section") != NAME or r.get("status") != "ok" or r.get("median_ms") is None:
+            continue
+        g = per.setdefault(r["graph"], {"graph": r["graph"], "n": r.get("n"), "arcs": r.get("arcs"),
+                                        "t": {}, "checked": {}, "mem": None})
+        key = (r.get("system"), r.get("kernel") or "")
+        g["t"].setdefault(key, []).append(r["median_ms"])
+        if r.get("checked") is not None:
+            g["checked"][key] = r["checked"]
+        if r.get("mem_peak_bytes") and key == ("spla", "auto"):
+            g["mem"] = r["mem_peak_bytes"]
+    for g in per.values():
+        g["ms"] = {k: float(np.median(v)) for k, v in g["t"].items()}
+        ks = {k: g["ms"][("spla", k)] for k in KERNELS[1:] if ("spla", k) in g["ms"]}
+        if ks:
+            g["best_kernel"] = min(ks, key=ks.get)
+            g["best_ms"] = ks[g["best_kernel"]]
+        g["auto_ms"] = g["ms"].get(("spla", "auto"))
+        tb = g["ms"].get(("turbobc", ""))
+        if tb and g["auto_ms"]:
+            g["vs_turbobc"] = tb / g["auto_ms"]
+    return per

@@ -1,0 +1,108 @@
+"""Section ``closeness``: closeness of all vertices on the four real graphs of issue #3.
+
+``algorithms.closeness_centrality(A)`` (networkx's definition, wf_improved=True),
+checked on a sample of vertices against BFS distances from the SciPy reference,
+beside NetworKit's 16-thread times (anchors), networkx extrapolated from a few
+vertices, and NetworKit/igraph when importable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .anchors import NETWORKIT_CLOSENESS_S
+from .core import Bench, host
+from .reference import allclose_report, closeness_of
+
+NAME = "closeness"
+GRAPHS = {
+    "tiny": ["jazz", "celegans_metabolic"],
+    "quick": ["musae-facebook", "email-Enron", "ca-AstroPh", "delaunay_n16"],
+    "full": ["musae-facebook", "email-Enron", "ca-AstroPh", "delaunay_n16"],
+}
+SAMPLE = 8
+
+
+def sample_check(b: Bench, name: str, values_of, sample: int = SAMPLE, rtol: float = 1e-9):
+    """Check closure comparing ``got[v]`` with ``values_of(vertices)`` on a vertex sample."""
+    verts = b.sources(name, sample, seed=777)
+
+    def check(got):
+        g = host(got).astype(np.float64)
+        n = b.graph(name)[2]
+        if g.shape != (n,):
+            return False, f"shape {g.shape}, expected ({n},)"
+        ok, detail = allclose_report(g[verts], values_of(verts), rtol=rtol, atol=1e-12)
+        return ok, f"{len(verts)} sampled vertices: {detail}"
+    return check
+
+
+def run(b: Bench) -> None:
+    """Run the section (see the module docstring)."""
+    alg = b.algorithms("closeness_centrality")
+    for name in GRAPHS[b.opts.mode]:
+        if b.remaining() < 2:
+            b.skip(NAME, {"graph": name}, "time budget spent")
+            continue
+        try:
+            A = b.matrix(name)
+        except Exception as e:  # noqa: BLE001
+            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
+            continue
+        gf = b.graph_fields(name)
+        n = gf["n"]
+        src, dst, _, directed = b.graph(name)
+        ref_in = b.ref(name).T.tocsr() if directed else b.ref(name)
+        check = sample_check(b, name, lambda vs: closeness_of(ref_in, vs))
+
+        def keep(got, check=check, name=name):
+            b.memo[("closeness", name)] = host(got).astype(np.float64)
+            return check(got)
+
+        b.measure(NAME, {**gf, "measure": "closeness", "system": "spla"},
+                  lambda: alg.closeness_centrality(A), check=keep,
+                  derive=lambda rec: {"nm_per_s": n * gf["arcs"] / (rec["median_ms"] * 1e-3)})
+        if name in NETWORKIT_CLOSENESS_S:
+            b.note(NAME, {**gf, "measure": "closeness", "system": "networkit-16t", "anchor": True,
+                          "median_ms": NETWORKIT_CLOSENESS_S[name] * 1e3, "where": "H200 machine, issue #3"})
+        if not b.opts.peers:
+            continue
+        from . import peers
+
+        Gx = b.nx_graph(name)
+        verts = b.sources(name, 3, seed=99)
+        b.measure(NAME, {**gf, "measure": "closeness_estimate", "system": "networkx", "sources": len(verts),
+                         "estimated": True},
+                  lambda: [peers.nx_closeness_one(Gx, v) for v in verts], on="cpu", once=True,
+                  derive=lambda rec: {"est_total_ms": rec["median_ms"] * n / len(verts)})
+        for system, make, algo in (("networkit", peers.networkit_graph, peers.networkit_closeness),
+                                   ("igraph", peers.igraph_graph, peers.igraph_closeness)):
+            try:
+                g = make(src, dst, n, directed)
+            except peers.PeerUnavailable as e:
+                b.skip(NAME, {**gf, "measure": "closeness", "system": system}, str(e))
+                continue
+            except Exception as e:  # noqa: BLE001
+                b.note(NAME, {**gf, "measure": "closeness", "system": system, "status": "error", "error": str(e)})
+                continue
+            b.measure(NAME, {**gf, "measure": "closeness", "system": system}, lambda g=g, algo=algo: algo(g),
+                      on="cpu", once=True)
+
+
+def summarize(records: list[dict]) -> dict:
+    per: dict = {}
+    for r in records:
+        if r.get("section") != NAME or r.get("status") != "ok":
+            continue
+        g = per.setdefault(r["graph"], {"graph": r["graph"], "n": r.get("n"), "arcs": r.get("arcs"), "ms": {}})
+        if r.get("measure") == "closeness" and r.get("median_ms") is not None:
+            g["ms"][r["system"]] = r["median_ms"]
+            if r["system"] == "spla":
+                g["checked"] = r.get("checked")
+                g["mem"] = r.get("mem_peak_bytes")
+        elif r.get("est_total_ms") is not None:
+            g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
+    for g in per.values():
+        if g["ms"].get("spla") and g["ms"].get("networkit-16t"):
+            g["vs_networkit"] = g["ms"]["networkit-16t"] / g["ms"]["spla"]
+    return per

@@ -1,0 +1,223 @@
+"""Section ``spmv``: the engine's products against cuSPARSE and the bandwidth floor.
+
+For every graph of at least 10 M arcs (issue #2's Performance section):
+
+- ``spla.vxm(u, A, "plus_times")`` on a float32 vector with each kernel (scCSC,
+  veCSC, scCOOC) and "auto", beside cuSPARSE CSR SpMV (``cupyx.scipy.sparse``)
+  on the same index arrays; throughput in G arcs/s and the fraction of the
+  device-to-device copy bandwidth reached by the bytes the product must move;
+- the same product with a mask that keeps 10 % of the columns (90 % excluded);
+- a k = 32 block product (u of shape (n, 32)), in arc*vectors/s, beside
+  cuSPARSE SpMM;
+- ``spla.scale_free_metric(A)`` and ``spla.choose_kernel(A)``.
+
+A second list of smaller graphs is measured with the three kernels only, so the
+calibration plot (kernel time ratio against the scale-free metric) has more points.
+Every result is checked against a float64 SciPy product of the reference adjacency.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Bench, host
+from .reference import allclose_report
+
+NAME = "spmv"
+KERNELS = ("scCSC", "veCSC", "scCOOC")
+BLOCK_K = 32
+MASK_KEEP = 0.10
+
+BIG = {
+    "tiny": ["kron10", "myc8", "grid30"],
+    "quick": ["kron20", "myc16", "ws2M", "grid2000", "ba2M_m4"],
+    "full": ["kron20", "kron21", "myc16", "myc17", "ws2M", "grid2000", "ba2M_m4"],
+}
+CALIBRATION = {
+    "tiny": ["ws1k", "ba1k_m4"],
+    "quick": ["kron18", "myc15", "ws100k", "ba1M_m4", "grid400", "musae-facebook"],
+    "full": ["kron16", "kron18", "myc12", "myc15", "ws100k", "ba100k_m4", "ba1M_m4", "grid400",
+             "musae-facebook", "email-Enron", "ca-AstroPh", "delaunay_n16", "luxembourg_osm", "wave"],
+}
+#: largest graph (arcs) on which the CPU peers (spla CPU backend, SciPy) are timed
+CPU_PEER_ARCS = {"tiny": 10**9, "quick": 4 * 10**7, "full": 2 * 10**8}
+RTOL = 2e-3  # float32 sums of up to ~1e5 positive terms against a float64 reference
+
+
+def floor_bytes(n_rows: int, n_cols: int, arcs: int, idx: int, k: int = 1, values: int = 0) -> int:
+    """Bytes a CSC product must move at least: the column pointers and row indices
+    (plus ``values`` bytes per stored value, 0 for a pattern matrix), one read of
+    every input row's k values and one write of every output's k values (float32)."""
+    return idx * (n_cols + 1) + (idx + values) * arcs + 4 * k * (n_rows + n_cols)
+
+
+def run(b: Bench) -> None:
+    """Run the section (see the module docstring)."""
+    spla = b.spla()
+    for name in BIG[b.opts.mode]:
+        _graph(b, spla, name, big=True)
+    for name in CALIBRATION[b.opts.mode]:
+        _graph(b, spla, name, big=False)
+
+
+def _graph(b: Bench, spla, name: str, big: bool) -> None:
+    base = {"graph": name}
+    if b.remaining() < 2:
+        b.skip(NAME, base, "time budget spent")
+        return
+    try:
+        A = b.matrix(name)
+    except Exception as e:  # noqa: BLE001
+        b.note(NAME, {**base, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
+        return
+    xp = b.xp
+    n_rows, n_cols = (int(s) for s in A.shape)
+    arcs = int(A.nnz)
+    idx = int(np.dtype(A.rowidx.dtype).itemsize)
+    gf = {**b.graph_fields(name), "big": big and arcs >= 10**7}
+    gpu = b.gpu
+    bw = b.copy_GBps
+
+    # kernel selection facts
+    sel = b.selection(name, A)
+    if "selection_error" in sel:
+        b.note(NAME, {**gf, "measure": "selection", "status": "error", "error": sel["selection_error"]})
+    else:
+        b.note(NAME, {**gf, "measure": "selection", "system": "spla", "scale_free_metric": sel["scale_free_metric"],
+                      "kernel_choice": sel["choose_kernel"][0], "reason": sel["choose_kernel"][1],
+                      "kernel_choice_k32": sel["choose_kernel_k32"][0]})
+
+    rng = np.random.default_rng(0)
+    u_h = rng.random(n_rows, dtype=np.float32)
+    ref = b.ref(name)  # SciPy CSR of A (float64 ones)
+    AT = ref.T.tocsr() if b.graph(name)[3] else ref  # undirected: A^T = A
+    y_ref = AT @ u_h.astype(np.float64)
+    u = xp.asarray(u_h)
+
+    def check_vec(want):
+        return lambda y: allclose_report(host(y), want, rtol=RTOL, atol=1e-6)
+
+    def thr(k=1, values=0):
+        fb = floor_bytes(n_rows, n_cols, arcs, idx, k, values)
+
+        def derive(rec):
+            s = rec["median_ms"] * 1e-3
+            out = {"floor_bytes": fb, "gteps": arcs * k / s / 1e9, "arc_vectors_per_s": arcs * k / s,
+                   "floor_GBps": fb / s / 1e9}
+            if bw:
+                out["frac_copy_bw"] = fb / s / 1e9 / bw
+            return out
+        return derive
+
+    # 1-D products, each kernel and auto
+    for kernel in KERNELS + ("auto",):
+        b.measure(NAME, {**gf, "measure": "vxm", "system": "spla", "kernel": kernel, "k": 1},
+                  lambda kernel=kernel: spla.vxm(u, A, "plus_times", kernel=kernel),
+                  check=check_vec(y_ref), derive=thr())
+    # the yardstick: cuSPARSE CSR SpMV (GPU) / SciPy CSR SpMV (CPU)
+    peer = "cusparse" if gpu else "scipy"
+    try:
+        from .peers import transpose_csr
+
+        S = transpose_csr(A, np.float32, gpu=gpu)
+        b.measure(NAME, {**gf, "measure": "vxm", "system": peer, "kernel": "csr", "k": 1},
+                  lambda: S @ u, check=check_vec(y_ref), derive=thr(values=4))
+    except Exception as e:  # noqa: BLE001
+        S = None
+        b.note(NAME, {**gf, "measure": "vxm", "system": peer, "status": "error",
+                      "error": f"{type(e).__name__}: {e}"})
+
+    if not big:
+        del u, S
+        return
+
+    # 90%-masked product
+    mask_h = rng.random(n_cols) < MASK_KEEP
+    mask = xp.asarray(mask_h)
+    y_ref_m = np.where(mask_h, y_ref, 0.0)
+    for kernel in KERNELS + ("auto",):
+        b.measure(NAME, {**gf, "measure": "vxm_masked90", "system": "spla", "kernel": kernel, "k": 1,
+                         "mask_kept": float(mask_h.mean())},
+                  lambda kernel=kernel: spla.vxm(u, A, "plus_times", mask=mask, kernel=kernel),
+                  check=check_vec(y_ref_m))
+    del mask
+
+    # k = 32 block product; column 0 is u itself, two more columns are checked
+    U_h = rng.random((n_rows, BLOCK_K), dtype=np.float32)
+    U_h[:, 0] = u_h
+    cols = [0, 7, BLOCK_K - 1]
+    want_cols = AT @ U_h[:, cols].astype(np.float64)
+
+    def check_block(Y):
+        Yh = host(Y)
+        if Yh.shape != (n_cols, BLOCK_K):
+            return False, f"shape {Yh.shape}, expected {(n_cols, BLOCK_K)}"
+        return allclose_report(Yh[:, cols], want_cols, rtol=RTOL, atol=1e-6)
+
+    try:
+        U = xp.asarray(U_h)
+    except Exception as e:  # noqa: BLE001 - out of memory on a small device
+        b.note(NAME, {**gf, "measure": "vxm_block32", "status": "error", "error": f"{type(e).__name__}: {e}"})
+        U = None
+    if U is not None:
+        for kernel in KERNELS + ("auto",):
+            b.measure(NAME, {**gf, "measure": "vxm_block32", "system": "spla", "kernel": kernel, "k": BLOCK_K},
+                      lambda kernel=kernel: spla.vxm(U, A, "plus_times", kernel=kernel),
+                      check=check_block, derive=thr(k=BLOCK_K))
+        if S is not None:
+            b.measure(NAME, {**gf, "measure": "vxm_block32", "system": peer, "kernel": "csr", "k": BLOCK_K},
+                      lambda: S @ U, check=check_block, derive=thr(k=BLOCK_K, values=4))
+        del U
+
+    # CPU peers: spla's CPU backend and SciPy, on the same graph
+    if gpu and b.opts.peers:
+        if arcs > CPU_PEER_ARCS[b.opts.mode]:
+            b.skip(NAME, {**gf, "measure": "vxm", "system": "spla-cpu"}, "graph too large for the CPU peer in this mode")
+        else:
+            Ac = b.matrix(name, "cpu")
+            b.measure(NAME, {**gf, "measure": "vxm", "system": "spla-cpu", "kernel": "auto", "k": 1},
+                      lambda: spla.vxm(u_h, Ac, "plus_times"), check=check_vec(y_ref), on="cpu",
+                      derive=thr())
+            Sc = AT.astype(np.float32)
+            b.measure(NAME, {**gf, "measure": "vxm", "system": "scipy", "kernel": "csr", "k": 1},
+                      lambda: Sc @ u_h, check=check_vec(y_ref), on="cpu", derive=thr(values=4))
+            del Sc
+    del S, u
+
+
+def summarize(records: list[dict]) -> dict:
+    """Per graph: best spla kernel vs the CSR peer, mask speed-up, block ratio (for reports)."""
+    out: dict = {}
+    for r in records:
+        if r.get("section") != NAME or r.get("status") != "ok" or r.get("median_ms") is None:
+            continue
+        g = out.setdefault(r["graph"], {"graph": r["graph"], "n": r.get("n"), "arcs": r.get("arcs"),
+                                        "big": r.get("big")})
+        key = (r.get("measure"), r.get("system"), r.get("kernel"))
+        g.setdefault("t", {})[key] = r["median_ms"]
+        g.setdefault("checked", {})[key] = r.get("checked")
+        if r.get("frac_copy_bw") is not None:
+            g.setdefault("frac", {})[key] = r["frac_copy_bw"]
+    for g in out.values():
+        t = g.get("t", {})
+        ks = {k: t[("vxm", "spla", k)] for k in KERNELS if ("vxm", "spla", k) in t}
+        if ks:
+            g["best_kernel"] = min(ks, key=ks.get)
+            g["best_ms"] = ks[g["best_kernel"]]
+        g["auto_ms"] = t.get(("vxm", "spla", "auto"))
+        peer = t.get(("vxm", "cusparse", "csr")) or t.get(("vxm", "scipy", "csr"))
+        g["peer_ms"] = peer
+        if peer and g.get("best_ms"):
+            g["best_vs_peer"] = peer / g["best_ms"]
+        m = {k: t[("vxm_masked90", "spla", k)] for k in KERNELS + ("auto",) if ("vxm_masked90", "spla", k) in t}
+        if m and g.get("best_ms"):
+            g["mask_best_ms"] = min(m.values())
+            g["mask_speedup"] = g["best_ms"] / g["mask_best_ms"]
+            if g.get("auto_ms") and "auto" in m:
+                g["mask_speedup_auto"] = g["auto_ms"] / m["auto"]
+        bl = {k: t[("vxm_block32", "spla", k)] for k in KERNELS + ("auto",) if ("vxm_block32", "spla", k) in t}
+        if bl and g.get("best_ms"):
+            g["block_best_ms"] = min(bl.values())
+            # arc*vectors per second at k=32 over arcs per second at k=1
+            g["block_ratio"] = BLOCK_K * g["best_ms"] / g["block_best_ms"]
+    return out

@@ -1,0 +1,247 @@
+"""Timing, memory and device probes for the benchmark harness.
+
+- :func:`gpu_time` -- CUDA-event timing (warm-up, then ``repeat`` timed calls).
+- :func:`cpu_time` -- the same with ``time.perf_counter``.
+- :func:`gpu_peak_memory` -- peak bytes held by CuPy's memory pool during one call.
+- :func:`device_info` -- name, memory and software versions of the device.
+- :func:`copy_bandwidth` -- device-to-device copy bandwidth (bytes read + written / s),
+  the yardstick of the "fraction of the memory-bandwidth floor" columns.
+- :class:`time_limit` -- raise :class:`MeasurementTimeout` when a block overruns.
+
+CuPy is imported lazily, so this module imports on machines without it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import signal
+import statistics
+import time
+from typing import Any, Callable
+
+
+class MeasurementTimeout(Exception):
+    """A measurement ran past its time limit (raised by :class:`time_limit`)."""
+
+
+class time_limit:
+    """Context manager raising :class:`MeasurementTimeout` after ``seconds``.
+
+    Uses ``SIGALRM`` (main thread, POSIX only; elsewhere it does nothing).  The
+    exception is delivered between Python bytecodes, so a long pure-Python loop
+    (networkx) or an algorithm's per-level loop is interrupted, while a single long
+    C call finishes first.  ``seconds`` <= 0 or None disables the limit.
+    """
+
+    def __init__(self, seconds: float | None, what: str = "measurement"):
+        self.seconds = seconds
+        self.what = what
+        self._old = None
+        self._armed = False
+
+    def _handler(self, signum, frame):  # noqa: ARG002
+        raise MeasurementTimeout(f"{self.what} exceeded its {self.seconds:.0f} s limit")
+
+    def __enter__(self):
+        import threading
+
+        if (self.seconds and self.seconds > 0 and hasattr(signal, "setitimer")
+                and threading.current_thread() is threading.main_thread()):
+            self._old = signal.signal(signal.SIGALRM, self._handler)
+            signal.setitimer(signal.ITIMER_REAL, float(self.seconds))
+            self._armed = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+        return False
+
+
+def _summary(times_ms: list[float]) -> dict:
+    return {
+        "median_ms": statistics.median(times_ms) if times_ms else None,
+        "min_ms": min(times_ms) if times_ms else None,
+        "all": [round(t, 6) for t in times_ms],
+    }
+
+
+def gpu_time(fn: Callable[[], Any], warmup: int = 2, repeat: int = 10) -> dict:
+    """Time ``fn`` on the current CUDA stream with CUDA events.
+
+    ``warmup`` untimed calls, then ``repeat`` calls each bracketed by
+    ``start.record(); fn(); end.record(); end.synchronize()``.  Returns
+    ``{"median_ms", "min_ms", "all"}`` (milliseconds).
+    """
+    import cupy
+
+    for _ in range(warmup):
+        fn()
+    cupy.cuda.get_current_stream().synchronize()
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    times = []
+    for _ in range(max(1, repeat)):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(float(cupy.cuda.get_elapsed_time(start, end)))
+    return _summary(times)
+
+
+def cpu_time(fn: Callable[[], Any], warmup: int = 1, repeat: int = 5) -> dict:
+    """Time ``fn`` with ``time.perf_counter``; same result layout as :func:`gpu_time`."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return _summary(times)
+
+
+def gpu_peak_memory(fn: Callable[[], Any]) -> tuple[Any, dict]:
+    """Run ``fn`` once and report CuPy memory-pool bytes.
+
+    All cached free blocks are released first, so the pool's ``total_bytes()``
+    afterwards is the high-water mark of bytes held during the call (an upper
+    bound: freed blocks are reused, fragmentation can add a little).  Returns
+    ``(result, {"mem_base_bytes", "mem_peak_bytes", "mem_after_bytes"})`` where
+    base is what was live before (the matrix, caches), peak the high-water mark
+    and after what stays live once the result is released.
+    """
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    cupy.cuda.get_current_stream().synchronize()
+    pool.free_all_blocks()
+    base = pool.used_bytes()
+    result = fn()
+    cupy.cuda.get_current_stream().synchronize()
+    peak = pool.total_bytes()
+    return result, {"mem_base_bytes": int(base), "mem_peak_bytes": int(peak),
+                    "mem_after_bytes": int(pool.used_bytes())}
+
+
+def free_gpu_memory() -> None:
+    """Release CuPy's cached blocks (no-op without CuPy)."""
+    try:
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_pinned_memory_pool().free_all_blocks()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def gpu_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def slug(name: str) -> str:
+    """'NVIDIA H100 80GB HBM3' -> 'nvidia-h100-80gb-hbm3'."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown"
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for mod in ("numpy", "scipy", "networkx", "cupy", "networkit", "igraph", "matplotlib"):
+        try:
+            m = __import__(mod)
+            out[mod] = getattr(m, "__version__", "?")
+        except Exception:  # noqa: BLE001
+            out[mod] = None
+    try:
+        import spla  # type: ignore
+
+        out["spla"] = getattr(spla, "__version__", "unversioned")
+    except Exception:  # noqa: BLE001
+        out["spla"] = None
+    return out
+
+
+def device_info(gpu: bool) -> dict:
+    """Facts about the device the run measures (GPU 0, or the host CPU)."""
+    info: dict = {"kind": "gpu" if gpu else "cpu", "host_cpus": os.cpu_count(),
+                  "platform": platform.platform(), "versions": _versions()}
+    if gpu:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        name = props["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        free, total = cupy.cuda.runtime.memGetInfo()
+        info.update(
+            name=name,
+            memory_total_bytes=int(total),
+            memory_free_bytes=int(free),
+            multiprocessors=int(props.get("multiProcessorCount", 0)),
+            compute_capability=f"{props.get('major', '?')}.{props.get('minor', '?')}",
+            l2_cache_bytes=int(props.get("l2CacheSize", 0)),
+            cuda_runtime=int(cupy.cuda.runtime.runtimeGetVersion()),
+            cuda_driver=int(cupy.cuda.runtime.driverGetVersion()),
+        )
+    else:
+        name = platform.processor() or platform.machine() or "cpu"
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        name = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+        info["name"] = f"cpu {name}"
+    info["slug"] = slug(info["name"])
+    return info
+
+
+def copy_bandwidth(nbytes: int = 1 << 30, repeat: int = 10) -> dict:
+    """Device-to-device copy bandwidth, counting bytes read plus bytes written.
+
+    Copies a ``nbytes`` buffer with ``cudaMemcpy`` (device to device) and with an
+    elementwise CuPy kernel; reports the better of the two as ``GBps`` (1e9 B/s),
+    i.e. the practical memory-bandwidth ceiling a streaming kernel can reach.
+    The buffer shrinks to a quarter of free memory if needed.
+    """
+    import cupy
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    nbytes = int(min(nbytes, free // 4)) // 16 * 16
+    a = cupy.ones(nbytes // 4, dtype=cupy.float32)
+    b = cupy.empty_like(a)
+    memcpy = gpu_time(lambda: b.data.copy_from_device_async(a.data, a.nbytes), 2, repeat)
+    kernel = gpu_time(lambda: cupy.copyto(b, a), 2, repeat)
+    moved = 2 * a.nbytes
+    res = {
+        "bytes": int(a.nbytes),
+        "memcpy_ms": memcpy["median_ms"],
+        "memcpy_GBps": moved / (memcpy["median_ms"] * 1e-3) / 1e9,
+        "kernel_ms": kernel["median_ms"],
+        "kernel_GBps": moved / (kernel["median_ms"] * 1e-3) / 1e9,
+    }
+    res["GBps"] = max(res["memcpy_GBps"], res["kernel_GBps"])
+    del a, b
+    free_gpu_memory()
+    return res
+
+
+def cpu_copy_bandwidth(nbytes: int = 1 << 28, repeat: int = 5) -> dict:
+    """Host memory copy bandwidth (read + written bytes / s) with NumPy."""
+    import numpy as np
+
+    a = np.ones(nbytes // 8)
+    b = np.empty_like(a)
+    t = cpu_time(lambda: np.copyto(b, a), 1, repeat)
+    return {"bytes": int(a.nbytes), "kernel_ms": t["median_ms"],
+            "GBps": 2 * a.nbytes / (t["median_ms"] * 1e-3) / 1e9}

@@ -1,0 +1,36 @@
+"""spla: GraphBLAS-style sparse linear algebra for graph centralities, on the GPU (CuPy) or the CPU (NumPy/SciPy).
+
+    >>> import spla
+    >>> A = spla.Matrix.from_edges([0, 1], [1, 2], device="cpu")      # undirected path 0-1-2
+    >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
+    array([0., 1., 0.])
+
+Layers: ``algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, selection) ->
+backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels).
+"""
+
+from . import bits, semirings
+from .device import gpu_available
+from .errors import (
+    ConvergenceError,
+    DeviceMemoryError,
+    DeviceMismatch,
+    DimensionMismatch,
+    DomainMismatch,
+    InvalidGraph,
+    KernelUnavailable,
+    NoGPUError,
+    SplaError,
+    UnknownNameError,
+)
+from .matrix import Matrix
+from .ops import KERNELS, mxv, vxm
+from .selection import choose_kernel, scale_free_metric
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Matrix", "vxm", "mxv", "semirings", "bits", "KERNELS", "choose_kernel", "scale_free_metric", "gpu_available",
+    "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
+    "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
+]

@@ -1,0 +1,174 @@
+"""The CPU backend: vectorised NumPy/SciPy with exactly the GPU backend's semantics.
+
+No Python loop runs over vertices or edges.  Products whose semiring SciPy's sparse
+matrix-vector product computes exactly (plus with times/first/second/pair on finite
+values) go through SciPy; every other semiring gathers the selected columns' entries,
+applies MUL elementwise and reduces each column's segment with the monoid's ufunc
+(``ufunc.reduceat``), in chunks of bounded size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import semirings as _sr
+
+KERNELS = ("scCSC", "veCSC", "scCOOC")
+_CHUNK_ELEMS = 1 << 22  # entries x k gathered at once by the generic path
+
+
+def supports(kernel, semiring, dtype):
+    """The CPU backend runs every semiring/dtype; kernel names only select GPU kernels."""
+    return True, "the CPU backend has one implementation for every kernel name"
+
+
+def _swap_op(name, swap):
+    if swap and name == "first":
+        return "second"
+    if swap and name == "second":
+        return "first"
+    return name
+
+
+def _finite_values(A):
+    key = "finite_values"
+    if key not in A._cache:
+        A._cache[key] = A.values is None or A.values.dtype.kind in "biu" or bool(np.all(np.isfinite(A.values)))
+    return A._cache[key]
+
+
+def _selected_columns(comp, ncols):
+    """Indices of columns with at least one output to compute (None = all)."""
+    if comp is None:
+        return None
+    col_any = comp if comp.ndim == 1 else comp.any(axis=1)
+    return np.flatnonzero(col_any)
+
+
+def _scipy_product(u, A, op, cols, dtype):
+    """t[cols] for plus_{times,first,second,pair} through SciPy (exact for these)."""
+    n_rows, ncols = A.shape
+    if op in ("first", "pair"):
+        data = np.ones(A.nnz, dtype=dtype)
+    else:
+        data = np.ones(A.nnz, dtype=dtype) if A.values is None else A.values.astype(dtype, copy=False)
+    S = sp.csc_array((data, A.rowidx, A.colptr), shape=A.shape)
+    if cols is not None:
+        S = S[:, cols]
+    if op in ("second", "pair"):
+        x = (u != 0).astype(dtype)
+    else:
+        x = u
+    return np.asarray(S.T @ x).astype(dtype, copy=False)
+
+
+def _arc_positions(A, cols):
+    """Positions p of the stored entries of columns ``cols`` (sorted), and their column ids."""
+    if cols is None:
+        return None, A.colidx
+    starts = A.colptr[cols].astype(np.int64)
+    counts = (A.colptr[cols + 1] - A.colptr[cols]).astype(np.int64)
+    total = int(counts.sum())
+    col_of = np.repeat(cols, counts)
+    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(starts, counts) + offs, col_of
+
+
+def _generic_product(u, A, semiring, op, cols, dtype, ident):
+    """t (full output shape, identity where nothing contributes) by gather / MUL / segmented reduce."""
+    ncols = A.shape[1]
+    k = u.shape[1] if u.ndim == 2 else 1
+    t = np.full((ncols,) + u.shape[1:], ident, dtype=dtype)
+    pos, col_of = _arc_positions(A, cols)
+    nnz = col_of.shape[0]
+    if nnz == 0:
+        return t
+    mul = _sr.BINARY_OPS[op]
+    ufunc = semiring.add.ufunc
+    step = max(1, _CHUNK_ELEMS // k)
+    for lo in range(0, nnz, step):  # chunks of entries, not a loop over edges
+        hi = min(nnz, lo + step)
+        p = np.arange(lo, hi) if pos is None else pos[lo:hi]
+        c = col_of[lo:hi]
+        rows = A.rowidx[p]
+        x = u[rows]
+        if u.ndim == 1:
+            live = x != ident
+            if not live.all():
+                x, p, c = x[live], p[live], c[live]
+                if x.shape[0] == 0:
+                    continue
+        a = np.ones(p.shape[0], dtype=dtype) if A.values is None else A.values[p].astype(dtype)
+        if u.ndim == 2:
+            a = a[:, None]
+        prod = mul.apply(x, a, np)
+        if prod.shape != x.shape:
+            prod = np.broadcast_to(prod, x.shape)
+        if u.ndim == 2:
+            prod = np.where(x == ident, ident, prod).astype(dtype, copy=False)
+        else:
+            prod = prod.astype(dtype, copy=False)
+        starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+        red = ufunc.reduceat(prod, starts, axis=0)
+        seg_cols = c[starts]
+        # a column may straddle two chunks: combine with what is already there
+        t[seg_cols] = ufunc(t[seg_cols], red.astype(dtype, copy=False))
+    return t
+
+
+def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False):
+    """y[j] = ADD_i MUL(u[i], A[i, j]) on the CPU; see spla.ops.vxm for the semantics.
+
+    u: (nrows,) or (nrows, k) NumPy array; A: Matrix on "cpu"; mask: bool (ncols,) or
+    the output's shape; swap=True computes MUL(a, x) (mxv through A.T).
+    """
+    dtype = u.dtype
+    ident = semiring.identity(dtype)
+    op = _swap_op(semiring.mul.name, swap)
+    comp = None if mask is None else (~mask if complement else mask)
+    cols = _selected_columns(comp, A.shape[1])
+    if semiring.add.name == "plus" and op in ("times", "first", "second", "pair") and \
+            (op in ("first", "pair") or _finite_values(A)):
+        part = _scipy_product(u, A, op, cols, dtype)
+        if cols is None:
+            t = part
+        else:
+            t = np.full((A.shape[1],) + u.shape[1:], ident, dtype=dtype)
+            t[cols] = part
+    else:
+        t = _generic_product(u, A, semiring, op, cols, dtype, ident)
+    if comp is not None and comp.ndim < t.ndim:
+        comp = comp[:, None]
+    if out is None:
+        if comp is None:
+            return t
+        return np.where(comp, t, ident).astype(dtype, copy=False)
+    z = t if accum is None else _sr.accum_apply(accum, out, t, np).astype(dtype, copy=False)
+    if comp is None:
+        out[...] = z
+    else:
+        out[...] = np.where(comp, z, ident if replace else out)
+    return out
+
+
+def popcount(X):
+    """Elementwise popcount of an unsigned/signed integer array (int32 result)."""
+    return np.bitwise_count(X).astype(np.int32)
+
+
+def weighted_rowsum(X, weights=None):
+    """out[u] = sum_{w,b} bit_b(X[u, w]) * weights[64*w + b] for X (n, W) uint64.
+
+    weights None: the row popcount (int64).  Loops over the 64 bit positions only.
+    """
+    X = np.ascontiguousarray(X)
+    if weights is None:
+        return np.bitwise_count(X).sum(axis=1, dtype=np.int64)
+    n, W = X.shape
+    wts = np.asarray(weights, dtype=np.float64).reshape(W, 64)
+    out = np.zeros(n, dtype=np.float64)
+    for b in range(64):
+        bits = ((X >> np.uint64(b)) & np.uint64(1)).astype(np.float64)
+        out += bits @ wts[:, b]
+    return out

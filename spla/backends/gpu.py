@@ -1,0 +1,468 @@
+"""The GPU backend: semiring SpMV kernels (TurboBC's scCSC, veCSC, scCOOC) through CuPy.
+
+The CUDA source lives in ``spla/kernels/spmv.cuh`` (SpMV) and ``spla/kernels/bits.cuh`` (bit
+words).  Kernels are C++ templates over (ADD monoid, MUL operator, domain T, index type I,
+pattern-or-valued); this module compiles them at run time with CuPy's NVRTC path
+(``cupy.RawModule(..., name_expressions=...)``), one module per
+(ADD, MUL, T, I, pattern, device), cached for the life of the process (CuPy also keeps the
+compiled binaries in its on-disk kernel cache).  See ``docs/kernels.md`` for the thread
+mappings and the bytes moved per arc.
+
+Everything up to the kernel launch is plain Python/NumPy, so :func:`supports`,
+:func:`name_expressions` and :func:`vecsc_group_size` work without CuPy (the selection
+logic and ``tests/test_kernels_compile.py`` use them on machines with no GPU).
+
+Entry points (called by ``spla.ops`` / ``spla.bits`` after validation):
+    vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False)
+    supports(kernel, semiring, dtype) -> (bool, reason)
+    popcount(X), weighted_rowsum(X, weights)
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .. import semirings as _sr
+from ..errors import DomainMismatch, KernelUnavailable, NoGPUError, UnknownNameError
+
+log = logging.getLogger("spla")
+
+KERNELS = ("scCSC", "veCSC", "scCOOC")
+KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
+SPMV_SOURCE = KERNEL_DIR / "spmv.cuh"
+BITS_SOURCE = KERNEL_DIR / "bits.cuh"
+NVRTC_OPTIONS = ("-std=c++17",)
+
+BLOCK = 256  # threads per block of every launch (a multiple of 32)
+MAX_BLOCKS = 1 << 20  # grid cap; the kernels loop grid-stride beyond it
+
+#: Override of the veCSC group size (lanes per column) for k == 1, e.g. for benchmarks;
+#: None lets :func:`vecsc_group_size` choose from the mean column length.
+VECSC_GROUP = None
+
+# ---------------------------------------------------------------------------------------------
+# Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
+# ---------------------------------------------------------------------------------------------
+C_TYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+INDEX_TYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+
+_BOOL = (np.dtype(np.bool_),)
+_INTS = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64))
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_ALL = _BOOL + _INTS + _FLOATS
+
+# monoid name -> (functor, domains the functor and its scCOOC atomic are written for)
+ADD_FUNCTORS = {
+    "plus": ("spla_add_plus", _INTS + _FLOATS),
+    "min": ("spla_add_min", _ALL),
+    "max": ("spla_add_max", _ALL),
+    "lor": ("spla_add_lor", _BOOL),
+    "bor": ("spla_add_bor", _BOOL + _INTS),
+    "any": ("spla_add_any", _ALL),
+}
+# operator name -> (functor, domains)
+MUL_FUNCTORS = {
+    "times": ("spla_mul_times", _ALL),
+    "plus": ("spla_mul_plus", _ALL),
+    "first": ("spla_mul_first", _ALL),
+    "second": ("spla_mul_second", _ALL),
+    "pair": ("spla_mul_pair", _ALL),
+    "land": ("spla_mul_land", _ALL),
+    "min": ("spla_mul_min", _ALL),
+    "max": ("spla_mul_max", _ALL),
+    "band": ("spla_mul_band", _BOOL + _INTS),
+}
+ACCUM_CODES = {None: 0, "plus": 1, "min": 2, "max": 3, "lor": 4, "bor": 5, "first": 6, "second": 7}
+FRESH, REPLACE = 1, 2
+MASK_NONE, MASK_MASK, MASK_COMPLEMENT = 0, 1, 2
+
+
+def _atomic_used(add, dtype):
+    """How scCOOC performs ``t[j] = ADD(t[j], v)`` for this monoid and domain (for reasons/docs)."""
+    if dtype == np.bool_:
+        return "atomicOr/atomicAnd on the containing 32-bit word"
+    if add == "plus":
+        return "atomicAdd (unsigned long long, two's complement)" if dtype == np.int64 else "atomicAdd"
+    if add in ("min", "max", "any"):
+        op = "atomicMax" if add in ("max", "any") else "atomicMin"
+        return f"an atomicCAS loop ({op} has no {dtype} version)" if dtype.kind == "f" else op
+    return "atomicOr"
+
+
+def swap_op(mul_name, swap):
+    """The operator computing MUL(a, x) from MUL(x, a): first <-> second; the others commute."""
+    if swap and mul_name == "first":
+        return "second"
+    if swap and mul_name == "second":
+        return "first"
+    return mul_name
+
+
+def supports(kernel, semiring, dtype):
+    """Whether GPU ``kernel`` can run ``semiring`` on domain ``dtype``: ``(ok, reason)``.
+
+    Every kernel runs every (monoid, operator, dtype) that has a C++ functor: scCOOC uses
+    native atomics where they exist and CAS-based ones elsewhere (float min/max, bool or/and,
+    int64 add through the unsigned 64-bit atomicAdd).  ``False`` only for unknown kernel
+    names, dtypes without a C type (float16, complex, ...) and monoids/operators that have no
+    functor in ``spla/kernels/spmv.cuh`` (a user-defined Semiring).
+    """
+    if kernel not in KERNELS:
+        return False, f"unknown GPU kernel {kernel!r}; the GPU kernels are {', '.join(KERNELS)}"
+    try:
+        sr = _sr.get(semiring)
+    except UnknownNameError as e:
+        return False, str(e)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        return False, f"{dtype!r} is not a dtype"
+    if dtype not in C_TYPES:
+        return False, (f"the GPU kernels have no C type for {dtype}; "
+                       f"they run {', '.join(str(d) for d in C_TYPES)}")
+    add, mul = sr.add.name, sr.mul.name
+    if add not in ADD_FUNCTORS:
+        return False, f"monoid {add!r} has no CUDA functor (add one to spla/kernels/spmv.cuh and ADD_FUNCTORS)"
+    if mul not in MUL_FUNCTORS:
+        return False, f"operator {mul!r} has no CUDA functor (add one to spla/kernels/spmv.cuh and MUL_FUNCTORS)"
+    if dtype not in ADD_FUNCTORS[add][1]:
+        return False, f"the CUDA monoid {add} is not defined on {dtype}"
+    if dtype not in MUL_FUNCTORS[mul][1]:
+        return False, f"the CUDA operator {mul} is not defined on {dtype}"
+    if kernel == "scCOOC":
+        return True, f"scCOOC reduces with {_atomic_used(add, dtype)}"
+    return True, f"{kernel} reduces in registers, no atomics"
+
+
+# ---------------------------------------------------------------------------------------------
+# Template instantiation names
+# ---------------------------------------------------------------------------------------------
+def name_expressions(add, mul, dtype, index_dtype, pattern):
+    """NVRTC name expressions of the module for one (ADD, MUL, T, I, pattern).
+
+    ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
+    ``{"scCSC", "veCSC", "veCSC_block", "scCOOC", "merge"} -> "spla_...<...>"``.
+    """
+    a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
+    t = C_TYPES[np.dtype(dtype)]
+    i = INDEX_TYPES[np.dtype(index_dtype)]
+    p = "true" if pattern else "false"
+    args = f"<{a}, {m}, {t}, {i}, {p}>"
+    return {
+        "scCSC": f"spla_sccsc{args}",
+        "veCSC": f"spla_vecsc{args}",
+        "veCSC_block": f"spla_vecsc_block{args}",
+        "scCOOC": f"spla_sccooc{args}",
+        "merge": f"spla_merge<{a}, {t}>",
+    }
+
+
+def all_name_expressions(registered_only=True):
+    """Every name expression the backend can request (sorted, unique).
+
+    registered_only: the registered semirings on their domains, with MUL(a, x) variants
+    (first <-> second) for mxv; False: every (monoid, operator, dtype) :func:`supports` accepts.
+    """
+    combos = set()
+    if registered_only:
+        for name in _sr.names():
+            sr = _sr.get(name)
+            for dt in sr.dtypes:
+                if supports("scCSC", sr, dt)[0]:
+                    for swap in (False, True):
+                        combos.add((sr.add.name, swap_op(sr.mul.name, swap), np.dtype(dt)))
+    else:
+        for add, (_, adts) in ADD_FUNCTORS.items():
+            for mul, (_, mdts) in MUL_FUNCTORS.items():
+                for dt in adts:
+                    if dt in mdts:
+                        combos.add((add, mul, dt))
+    names = set()
+    for add, mul, dt in combos:
+        for idx in INDEX_TYPES:
+            for pattern in (False, True):
+                names.update(name_expressions(add, mul, dt, idx, pattern).values())
+    names.add("spla_weighted_rowsum<true>")
+    names.add("spla_weighted_rowsum<false>")
+    return sorted(names)
+
+
+def vecsc_group_size(A, k=1):
+    """Lanes per column of veCSC: a power of two in {2, 4, 8, 16, 32}.
+
+    k == 1: the smallest power of two >= the mean column length (nnz / ncols), so that one
+    pass of the group covers a typical column (VECSC_GROUP overrides).  k > 1: lanes span
+    the k components, G = min(32, next power of two >= k).
+    """
+    if k > 1:
+        return int(min(32, max(2, 1 << (int(k) - 1).bit_length())))
+    if VECSC_GROUP is not None:
+        g = int(VECSC_GROUP)
+        if g not in (2, 4, 8, 16, 32):
+            raise ValueError(f"spla.backends.gpu.VECSC_GROUP must be 2, 4, 8, 16 or 32, got {VECSC_GROUP!r}")
+        return g
+    ncols = A.shape[1]
+    mean = A.nnz / ncols if ncols else 0.0
+    need = max(1, math.ceil(mean))
+    return int(min(32, max(2, 1 << (need - 1).bit_length())))
+
+
+# ---------------------------------------------------------------------------------------------
+# CuPy plumbing
+# ---------------------------------------------------------------------------------------------
+def _cupy():
+    try:
+        import cupy
+    except ImportError:
+        raise NoGPUError("the GPU backend needs CuPy: install spla[cuda12] or spla[cuda13], "
+                         "or use device='cpu'") from None
+    return cupy
+
+
+@functools.lru_cache(maxsize=None)
+def _source(path):
+    return Path(path).read_text()
+
+
+@functools.lru_cache(maxsize=None)
+def _spmv_module(add, mul, dtype_str, index_str, pattern, device_id):
+    """{kernel key -> cupy.RawKernel} for one (ADD, MUL, T, I, pattern) on one device."""
+    cp = _cupy()
+    names = name_expressions(add, mul, np.dtype(dtype_str), np.dtype(index_str), pattern)
+    with cp.cuda.Device(device_id):
+        mod = cp.RawModule(code=_source(str(SPMV_SOURCE)), options=NVRTC_OPTIONS,
+                           name_expressions=list(names.values()))
+        funcs = {key: mod.get_function(expr) for key, expr in names.items()}
+    log.debug("gpu: compiled spmv module %s", names["scCSC"])
+    return funcs
+
+
+@functools.lru_cache(maxsize=None)
+def _bits_module(device_id):
+    cp = _cupy()
+    names = {True: "spla_weighted_rowsum<true>", False: "spla_weighted_rowsum<false>"}
+    with cp.cuda.Device(device_id):
+        mod = cp.RawModule(code=_source(str(BITS_SOURCE)), options=NVRTC_OPTIONS,
+                           name_expressions=list(names.values()))
+        return {w: mod.get_function(expr) for w, expr in names.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _popcount_kernel():
+    cp = _cupy()
+    return cp.ElementwiseKernel(
+        "T x", "int32 y",
+        "y = (sizeof(T) == 8) ? __popcll((unsigned long long)x) : __popc((unsigned int)x)",
+        "spla_popcount")
+
+
+def _grid(threads):
+    return int(max(1, min(MAX_BLOCKS, -(-int(threads) // BLOCK))))
+
+
+def _values_as(A, dtype):
+    """A's values cast to the domain (cached on the Matrix when it has a ``_cache`` dict)."""
+    v = A.values
+    if v.dtype == dtype:
+        return v
+    cache = getattr(A, "_cache", None)
+    key = ("gpu_values_as", dtype.str)
+    if isinstance(cache, dict) and key in cache:
+        return cache[key]
+    cast = v.astype(dtype)
+    if isinstance(cache, dict):
+        cache[key] = cast
+    return cast
+
+
+def _mask_args(cp, mask, complement, ncols, k):
+    """(mask array or None, js, cs, mode): mask[j, c] lives at mask[j * js + c * cs] (elements)."""
+    if mask is None:
+        return None, 0, 0, MASK_NONE
+    if mask.dtype != np.bool_:
+        mask = mask.astype(np.bool_)
+    if any(s < 0 for s in mask.strides):
+        mask = cp.ascontiguousarray(mask)
+    mode = MASK_COMPLEMENT if complement else MASK_MASK
+    item = mask.itemsize
+    if mask.ndim == 1:
+        if mask.shape[0] != ncols:
+            raise ValueError(f"mask of shape {mask.shape} for {ncols} output columns")
+        return mask, mask.strides[0] // item, 0, mode
+    if mask.ndim == 2 and mask.shape[0] == ncols and mask.shape[1] in (1, k):
+        cs = mask.strides[1] // item if mask.shape[1] == k and k > 1 else 0
+        return mask, mask.strides[0] // item, cs, mode
+    raise ValueError(f"mask of shape {mask.shape} does not fit an output of {ncols} x {k}")
+
+
+def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False):
+    """y[j] = ADD_i MUL(u[i], A[i, j]) on the GPU with kernel scCSC, veCSC or scCOOC.
+
+    u      cupy (nrows,) or (nrows, k), dtype = the domain T
+    A      CSC matrix: colptr (ncols+1,), rowidx (nnz,), values (nnz,) or None (pattern),
+           colidx (nnz,) (scCOOC only); int32 or int64 indices; cupy arrays on u's device
+    mask   None, or cupy bool of the output's shape, or (ncols,) shared by a block's k vectors
+    complement, replace: bool; accum: None or a name in spla.semirings.ACCUM_OPS (needs out)
+    out    None or a cupy array of the output's shape and dtype (written in place and returned)
+    kernel "scCSC", "veCSC" or "scCOOC"; swap: MUL(a, x) instead of MUL(x, a) (mxv via A.T)
+    Returns the (ncols,) or (ncols, k) result: ``out`` itself when given.
+    Raises KernelUnavailable when :func:`supports` says no.
+    """
+    cp = _cupy()
+    sr = _sr.get(semiring)
+    dtype = np.dtype(u.dtype)
+    ok, why = supports(kernel, sr, dtype)
+    if not ok:
+        raise KernelUnavailable(f"GPU kernel {kernel} cannot run {sr.name} on {dtype}: {why}")
+    if accum not in ACCUM_CODES:
+        raise UnknownNameError(f"unknown accum {accum!r}; use one of {', '.join(_sr.ACCUM_OPS)}")
+    if accum is not None and dtype not in _sr.accum_dtypes(accum):
+        raise DomainMismatch(f"accum {accum!r} is not defined on dtype {dtype}")
+    add, mul = sr.add.name, swap_op(sr.mul.name, swap)
+    ncols = int(A.shape[1])
+    k = 1 if u.ndim == 1 else int(u.shape[1])
+    out_shape = (ncols,) + tuple(u.shape[1:])
+    index_dtype = np.dtype(A.colptr.dtype)
+    if index_dtype not in INDEX_TYPES:
+        raise KernelUnavailable(f"GPU kernels need int32 or int64 indices, A has {index_dtype}")
+    device_id = u.device.id
+
+    with cp.cuda.Device(device_id):
+        u = cp.ascontiguousarray(u)
+        if out is None:
+            y, flags = cp.empty(out_shape, dtype=dtype), FRESH
+        else:
+            # work on out in place unless it is strided or overlaps an input that the kernel reads
+            aliased = any(x is not None and cp.may_share_memory(out, x) for x in (u, mask))
+            y = out if out.flags.c_contiguous and not aliased else out.copy(order="C")
+            flags = REPLACE if replace else 0
+        if ncols * k == 0:
+            return y if out is None else out
+
+        pattern = A.values is None
+        vals = u if pattern else cp.ascontiguousarray(_values_as(A, dtype))  # u: unused placeholder
+        colptr = cp.ascontiguousarray(A.colptr)
+        rowidx = cp.ascontiguousarray(A.rowidx, dtype=index_dtype)
+        marr, js, cs, mode = _mask_args(cp, mask, complement, ncols, k)
+        if marr is None:
+            marr = u  # unused placeholder pointer
+        funcs = _spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id)
+        i64, i32 = np.int64, np.int32
+        acc = i32(ACCUM_CODES[accum])
+        group = 1
+
+        if kernel == "scCSC":
+            threads = ncols * k
+            grid = _grid(threads)
+            funcs["scCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode),
+                                                i64(ncols), i64(k), acc, i32(flags)))
+        elif kernel == "veCSC":
+            group = vecsc_group_size(A, k)
+            grid = _grid(ncols * group)
+            if k == 1:
+                funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
+                                                    i64(ncols), i32(group), acc, i32(flags)))
+            else:
+                funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
+                                                          i32(mode), i64(ncols), i64(k), i32(group), acc,
+                                                          i32(flags)))
+        else:  # scCOOC: atomics into a buffer holding the identity, then merge into out if needed
+            nnz = int(A.nnz)
+            colidx = cp.ascontiguousarray(A.colidx, dtype=index_dtype)
+            ident = sr.add.identity(dtype)
+            direct = out is None or (accum is None and (mask is None or replace))
+            if out is None:
+                t = y
+                t.fill(ident)
+            elif direct:  # every output becomes t or the identity: accumulate straight into out
+                t = y
+                t.fill(ident)
+            else:
+                t = cp.full(out_shape, ident, dtype=dtype)
+            grid = _grid(nnz * k)
+            if nnz:
+                funcs["scCOOC"]((grid,), (BLOCK,), (rowidx, colidx, vals, u, t, marr, i64(js), i64(cs),
+                                                     i32(mode), i64(nnz), i64(k)))
+            if not direct:
+                mgrid = _grid(ncols * k)
+                funcs["merge"]((mgrid,), (BLOCK,), (t, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
+                                                     i64(k), acc, i32(flags)))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("gpu vxm: kernel=%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
+                      "mask=%s accum=%s out=%s replace=%s", kernel, add, mul, " (swapped)" if swap else "",
+                      dtype, index_dtype, "pattern" if pattern else "valued", k, grid, BLOCK, group,
+                      ("none", "mask", "~mask")[mode], accum, out is not None, replace)
+        if out is not None and y is not out:
+            out[...] = y
+            return out
+        return y
+
+
+# ---------------------------------------------------------------------------------------------
+# Bit words
+# ---------------------------------------------------------------------------------------------
+def popcount(X):
+    """Elementwise popcount of a cupy integer (or bool) array, any shape -> int32, same shape.
+
+    uint64/int64 use ``__popcll``, 32-bit types ``__popc``; narrower types are widened by their
+    unsigned bit pattern first (so a negative int8 counts its 8 bits, not 32).
+    """
+    cp = _cupy()
+    X = cp.asarray(X)
+    dt = np.dtype(X.dtype)
+    if dt.kind not in "biu":
+        raise DomainMismatch(f"popcount needs an integer array, got dtype {dt}")
+    with cp.cuda.Device(X.device.id):
+        if dt.itemsize < 4:
+            X = (X.view(np.dtype(f"u{dt.itemsize}")) if dt.kind != "b" else X).astype(np.uint32)
+        return _popcount_kernel()(X)
+
+
+def weighted_rowsum(X, weights=None):
+    """Per-row weighted bit count of a block of bit words.
+
+    X        cupy (n, W) uint64 (made C-contiguous)
+    weights  cupy (64*W,) float64, or None
+    Returns  (n,) float64: out[v] = sum_{w, b} bit_b(X[v, w]) * weights[64*w + b];
+             (n,) int64 row popcounts when weights is None.
+    One group of G = min(32, next power of two >= W) lanes per row (see spla/kernels/bits.cuh).
+    """
+    cp = _cupy()
+    if X.ndim != 2 or X.dtype != np.uint64:
+        raise DomainMismatch(f"weighted_rowsum needs a 2-D uint64 array, got {X.dtype} of shape {X.shape}")
+    n, W = (int(s) for s in X.shape)
+    weighted = weights is not None
+    with cp.cuda.Device(X.device.id):
+        X = cp.ascontiguousarray(X)
+        if weighted:
+            weights = cp.ascontiguousarray(weights, dtype=np.float64)
+            if weights.shape != (64 * W,):
+                raise ValueError(f"weights must have shape ({64 * W},), got {weights.shape}")
+            res = cp.zeros(n, dtype=np.float64)
+        else:
+            res = cp.zeros(n, dtype=np.int64)
+        if n == 0 or W == 0:
+            return res
+        G = int(min(32, 1 << (W - 1).bit_length()))
+        grid = _grid(n * G)
+        fn = _bits_module(X.device.id)[weighted]
+        wts = weights if weighted else X  # unused placeholder pointer when not weighted
+        fn((grid,), (BLOCK,), (X, wts, res if weighted else X, X if weighted else res, np.int64(n), np.int64(W),
+                               np.int32(G)))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("gpu weighted_rowsum: n=%d W=%d weighted=%s grid=%d block=%d group=%d",
+                      n, W, weighted, grid, BLOCK, G)
+        return res

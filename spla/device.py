@@ -1,0 +1,120 @@
+"""Devices: where a Matrix and its vectors live.
+
+A device is ``"cpu"`` (NumPy/SciPy backend) or ``"gpu:N"`` (CuPy backend on CUDA
+device N).  Users may also write ``"gpu"`` (device 0) or ``"auto"`` (the GPU when CuPy
+sees one, else the CPU).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+from .errors import DeviceMismatch, NoGPUError, UnknownNameError
+
+_GPU_RE = re.compile(r"^gpu(?::(\d+))?$")
+
+
+@functools.lru_cache(maxsize=1)
+def _cupy():
+    """The cupy module, or None when it is not installed or sees no device."""
+    try:
+        import cupy  # noqa: F401
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        return cupy
+    except Exception:  # ImportError, CUDARuntimeError (no driver), ...
+        return None
+
+
+def gpu_available() -> bool:
+    """True when CuPy is importable and sees at least one CUDA device."""
+    return _cupy() is not None
+
+
+def cupy_module():
+    """The cupy module; raises NoGPUError with a remedy when there is none."""
+    cp = _cupy()
+    if cp is None:
+        raise NoGPUError(
+            "no GPU is available: CuPy is not installed or sees no CUDA device; "
+            "install spla[cuda12] or spla[cuda13] on a machine with an NVIDIA GPU, or use device='cpu'"
+        )
+    return cp
+
+
+def resolve(device) -> str:
+    """Normalise a device name to ``"cpu"`` or ``"gpu:N"``."""
+    if device is None or device == "auto":
+        return "gpu:0" if gpu_available() else "cpu"
+    if not isinstance(device, str):
+        raise UnknownNameError(f"device must be a string like 'cpu', 'gpu', 'gpu:0' or 'auto', got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    m = _GPU_RE.match(device)
+    if not m:
+        raise UnknownNameError(f"unknown device {device!r}; use 'cpu', 'gpu', 'gpu:N' or 'auto'")
+    cp = cupy_module()
+    idx = int(m.group(1) or 0)
+    count = cp.cuda.runtime.getDeviceCount()
+    if idx >= count:
+        raise NoGPUError(f"device {device!r} does not exist: CuPy sees {count} GPU(s) (gpu:0..gpu:{count - 1})")
+    return f"gpu:{idx}"
+
+
+def is_gpu(device: str) -> bool:
+    return device.startswith("gpu")
+
+
+def gpu_index(device: str) -> int:
+    return int(device.split(":")[1])
+
+
+def array_module(device: str):
+    """numpy for "cpu", cupy for "gpu:N"."""
+    return cupy_module() if is_gpu(device) else np
+
+
+def array_device(x) -> str:
+    """The device an array lives on: "cpu" for NumPy arrays, "gpu:N" for CuPy arrays."""
+    if isinstance(x, np.ndarray):
+        return "cpu"
+    cp = _cupy()
+    if cp is not None and isinstance(x, cp.ndarray):
+        return f"gpu:{x.device.id}"
+    raise TypeError(f"expected a NumPy or CuPy array, got {type(x).__name__}")
+
+
+def to_device(x, device: str):
+    """Copy array ``x`` to ``device`` (no copy when it is already there)."""
+    if is_gpu(device):
+        cp = cupy_module()
+        with cp.cuda.Device(gpu_index(device)):
+            return cp.asarray(x)
+    if isinstance(x, np.ndarray):
+        return x
+    return x.get()
+
+
+def to_numpy(x):
+    """A NumPy copy/view of a NumPy or CuPy array."""
+    return x if isinstance(x, np.ndarray) else (x.get() if hasattr(x, "get") else np.asarray(x))
+
+
+def check_same_device(name: str, x, device: str):
+    """Raise DeviceMismatch unless array ``x`` lives on ``device``."""
+    try:
+        where = array_device(x)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a {'CuPy' if is_gpu(device) else 'NumPy'} array on {device}, "
+            f"got {type(x).__name__}"
+        ) from None
+    if where != device:
+        raise DeviceMismatch(
+            f"{name} lives on {where} but the matrix lives on {device}; "
+            f"move one of them (Matrix.to({where!r}) or spla.device.to_device(x, {device!r}))"
+        )

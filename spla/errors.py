@@ -1,0 +1,47 @@
+"""Exceptions raised by spla.
+
+Every error is raised at the door (argument checking happens before any work) and its
+message says what was wrong, the offending value, and what to do instead.  Each class
+also derives from the built-in exception a Python user would expect (ValueError,
+TypeError, MemoryError), so ``except ValueError`` keeps working.
+"""
+
+
+class SplaError(Exception):
+    """Base class of every exception spla raises on purpose."""
+
+
+class DimensionMismatch(SplaError, ValueError):
+    """Operand shapes do not agree (e.g. u has 5 rows but A has 4)."""
+
+
+class DomainMismatch(SplaError, TypeError):
+    """An operand's dtype is not one the operation or semiring accepts."""
+
+
+class DeviceMismatch(SplaError, ValueError):
+    """Operands live on different devices (NumPy array with a GPU matrix, ...)."""
+
+
+class UnknownNameError(SplaError, ValueError):
+    """An unknown semiring, binary operator, kernel, device or option name."""
+
+
+class KernelUnavailable(SplaError, ValueError):
+    """The requested kernel cannot run this semiring/dtype (no atomic or reduction for it)."""
+
+
+class NoGPUError(SplaError, RuntimeError):
+    """A GPU was requested but CuPy or a CUDA device is not available."""
+
+
+class DeviceMemoryError(SplaError, MemoryError):
+    """Even the smallest unit of work does not fit in device memory."""
+
+
+class InvalidGraph(SplaError, ValueError):
+    """A graph or matrix that cannot be used as asked (negative weights, NaN, non-square, ...)."""
+
+
+class ConvergenceError(SplaError, RuntimeError):
+    """An iterative algorithm did not converge within its iteration limit."""

@@ -1,0 +1,1064 @@
+"""Reading graph files as people have them: Matrix Market, edge lists, METIS.
+
+    >>> from spla.io import read_graph
+    >>> g = read_graph("ca-GrQc.txt.gz", directed=False)
+    >>> g.n, g.src.size, g.directed, g.directed_reason
+    >>> A = g.to_matrix(drop_self_loops=True)          # a spla.Matrix
+
+``read_graph`` returns a :class:`GraphData`: the arcs as compact 0-based vertex ids
+(``src``, ``dst``, optional ``weights``), the original vertex ``labels`` in compact-id
+order, and the directedness decision with its reason.
+
+Formats (chosen from the extension after stripping ``.gz``/``.bz2``/``.xz``, else by
+sniffing a ``%%MatrixMarket`` banner; compression is detected from the file's magic
+bytes, whatever its name):
+
+* **Matrix Market** (``.mtx``): ``coordinate`` with ``pattern``/``integer``/``real``
+  values and ``general`` (directed) or ``symmetric`` (undirected) symmetry.  Entry
+  ``i j`` is the arc i -> j.  Labels are 1..n.
+* **Edge lists** (``.txt .tsv .csv .edges .el .edgelist .dat``), as SNAP, KONECT and CSV
+  exports have them: fields separated by whitespace, tabs or commas; ``#`` and ``%``
+  start comments (whole lines or the rest of a line); CRLF line ends; an optional header
+  row; an optional numeric weight in the 3rd field (a non-numeric 3rd field, such as the
+  ``{}`` networkx writes, is ignored, as are 4th and later fields).  Vertex labels are
+  arbitrary: when every label is an integer of at most 18 digits they are compacted in
+  increasing numeric order, otherwise they are strings compacted in order of first
+  appearance (reading the file row by row, source before target).  CSV fields in double
+  quotes (``"New York",Boston``) are parsed with the :mod:`csv` module.  A header row is
+  recognised when its first two fields are not integers but the following rows' are,
+  or, for string labels, when the fields are column names such as ``source,target``,
+  ``from,to``, ``id_1,id_2`` or ``node_1,node_2``; pass ``header=True``/``False`` to
+  decide yourself.  An edge list is directed unless ``directed=False``.
+* **METIS** (``.graph .metis``): first line ``n m [fmt [ncon]]``; line i+1 lists the
+  1-based neighbours of vertex i (an empty line is an isolated vertex); ``%`` lines are
+  comments.  All of fmt's digits are supported: vertex sizes and the ncon vertex weights
+  are skipped, edge weights (fmt ``1``, ``11``, ``101``, ``111``) are kept.  Undirected.
+
+Reading is vectorised: the whole (decompressed) file is tokenised with NumPy byte
+operations, and numbers are parsed in one ``numpy.fromstring`` call over the data
+region; only error reporting and rare fallbacks (quoted CSV) loop in Python.  A 10M-edge
+SNAP file reads in a few seconds (``benchmarks/io_read.py``).
+
+Errors are :class:`GraphFormatError` (a ``ValueError``) whose message names the file and,
+where one is to blame, the line: ``graph.mtx:7: expected 3 fields 'row column value' for
+a 'real' matrix, found 2: '3 4'``.  NaN and infinite weights are read as they are;
+:func:`check_weights` tells whether a measure can use them.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io as _io
+import lzma
+import os
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SplaError
+
+__all__ = ["GraphData", "GraphFormatError", "read_graph", "check_weights", "detect_format", "FORMATS"]
+
+
+class GraphFormatError(SplaError, ValueError):
+    """A graph file that cannot be read as asked: missing, malformed, or of an unknown format."""
+
+
+#: Canonical format names accepted by ``read_graph(format=...)`` and their aliases.
+FORMATS = {
+    "mtx": "mtx", "mm": "mtx", "matrixmarket": "mtx", "matrix-market": "mtx",
+    "edgelist": "edgelist", "edges": "edgelist", "edge-list": "edgelist", "txt": "edgelist",
+    "csv": "edgelist", "tsv": "edgelist", "snap": "edgelist", "konect": "edgelist",
+    "metis": "metis", "graph": "metis",
+}
+_FORMAT_TITLE = {"mtx": "Matrix Market", "edgelist": "edge list", "metis": "METIS"}
+_EXTENSIONS = {
+    ".mtx": "mtx", ".mm": "mtx",
+    ".graph": "metis", ".metis": "metis",
+    ".txt": "edgelist", ".tsv": "edgelist", ".csv": "edgelist", ".edges": "edgelist",
+    ".el": "edgelist", ".edgelist": "edgelist", ".dat": "edgelist",
+}
+_COMPRESSION_SUFFIXES = (".gz", ".gzip", ".bz2", ".xz")
+SUPPORTED = ("Matrix Market (.mtx), METIS (.graph, .metis) and edge lists "
+             "(.txt, .tsv, .csv, .edges, .el, .edgelist, .dat), optionally .gz/.bz2/.xz compressed")
+
+# Largest number of digits an integer label may have (beyond, labels are read as strings:
+# 19 digits may overflow int64, and NumPy's parser would saturate silently).
+_MAX_INT_DIGITS = 18
+
+
+# ---------------------------------------------------------------------------- result
+@dataclass
+class GraphData:
+    """A graph as read from a file.
+
+    Attributes
+    ----------
+    src, dst : int64 arrays (m,)
+        Arc ``e`` goes from ``src[e]`` to ``dst[e]``; ids are compact, 0..n-1.  For an
+        undirected graph each stored pair is one edge, in whatever orientation and
+        multiplicity the file had (METIS and "both directions" edge lists list each edge
+        twice); :meth:`edges` returns the canonical edge set.
+    weights : float64 array (m,) or None
+        Weights as read (NaN/inf kept: see :func:`check_weights`); None when unweighted.
+    n : int
+        Number of vertices (for Matrix Market and METIS the declared size, so isolated
+        vertices count; for edge lists the number of distinct labels).
+    labels : array (n,)
+        The file's vertex label of each compact id: int64 1..n for Matrix Market and METIS,
+        the integer labels in increasing order or the string labels in order of first
+        appearance for edge lists.
+    directed : bool
+        The decision made, and ``directed_reason`` says why.
+    self_loops : int
+        Number of distinct vertices with a self-loop.
+    path, format : str
+        The file and its format ("mtx", "edgelist" or "metis").
+    lines : int64 array (m,) or None
+        The 1-based file line of each arc, for messages such as :func:`check_weights`'.
+    notes : list of str
+        Things the reader decided that a user may want to know (header skipped, a
+        non-numeric column ignored, ...).
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    weights: np.ndarray | None
+    n: int
+    labels: np.ndarray
+    directed: bool
+    directed_reason: str
+    self_loops: int
+    path: str
+    format: str
+    lines: np.ndarray | None = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def format_title(self) -> str:
+        """Human name of the format ("Matrix Market", "edge list", "METIS")."""
+        return _FORMAT_TITLE.get(self.format, self.format)
+
+    def edges(self, drop_self_loops: bool = False, weighted: bool = True):
+        """The canonical edge set: ``(src, dst, weights or None)`` without duplicates.
+
+        Undirected graphs give each edge once, as (min, max).  When a pair occurs more
+        than once its last weight wins (as adding the edges one by one to a networkx
+        Graph does).  ``weighted=False`` drops the weights.
+        """
+        src, dst = self.src, self.dst
+        w = self.weights if weighted else None
+        if drop_self_loops:
+            keep = src != dst
+            if not keep.all():
+                src, dst = src[keep], dst[keep]
+                w = None if w is None else w[keep]
+        if not self.directed:
+            src, dst = np.minimum(src, dst), np.maximum(src, dst)
+        n = max(int(self.n), 1)
+        key = src * n + dst
+        if w is None:
+            key = np.unique(key)
+            return key // n, key % n, None
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        last = np.empty(ks.size, dtype=bool)
+        last[:-1] = ks[1:] != ks[:-1]
+        last[-1:] = True
+        sel = order[last]
+        return src[sel], dst[sel], w[sel]
+
+    def to_matrix(self, device="auto", drop_self_loops: bool = False, weighted: bool = True):
+        """A :class:`spla.Matrix` of this graph (n x n, arc i -> j is entry (i, j)).
+
+        Duplicates are merged first (last weight wins, see :meth:`edges`), so weights of
+        edges listed in both directions are not doubled.  ``weighted=False`` (or an
+        unweighted file) gives a pattern-only matrix.
+        """
+        from .matrix import Matrix
+
+        src, dst, w = self.edges(drop_self_loops=drop_self_loops, weighted=weighted)
+        return Matrix.from_edges(src, dst, n=self.n, values=w, directed=self.directed, device=device)
+
+
+# ---------------------------------------------------------------------------- helpers
+def check_weights(weights, need: str = "finite_nonnegative", *, lines=None, path=None, what="weights"):
+    """Raise :class:`GraphFormatError` unless ``weights`` meet ``need``.
+
+    need: "finite" (no NaN or infinity), "finite_nonnegative" (also no negative value)
+    or "positive" (finite and > 0).  ``lines``/``path`` (from a :class:`GraphData`) let
+    the message name the first offending line.  None weights always pass.
+    """
+    if weights is None:
+        return
+    if need not in ("finite", "finite_nonnegative", "positive"):
+        raise ValueError(f"need must be 'finite', 'finite_nonnegative' or 'positive', got {need!r}")
+    w = np.asarray(weights, dtype=np.float64)
+    checks = [(~np.isfinite(w), "NaN or infinite")]
+    if need == "finite_nonnegative":
+        checks.append((w < 0, "negative"))
+    elif need == "positive":
+        checks.append((w <= 0, "zero or negative"))
+    wanted = {"finite": "finite", "finite_nonnegative": "finite and non-negative",
+              "positive": "finite and positive"}[need]
+    for bad, kind in checks:
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            where = f"{path}:{int(lines[i])}: " if (path is not None and lines is not None) else \
+                (f"{path}: " if path is not None else "")
+            raise GraphFormatError(f"{where}{int(bad.sum())} {kind} {what} (first: {w[i]!r}); "
+                                   f"they must be {wanted}")
+
+
+def detect_format(path, head: bytes = b"") -> str:
+    """The format of ``path`` ("mtx", "edgelist", "metis") from its name, else from ``head``.
+
+    ``head`` is the start of the decompressed content; a ``%%MatrixMarket`` banner wins
+    over any extension.  Raises :class:`GraphFormatError` when neither tells.
+    """
+    if head.lstrip()[:14].lower() == b"%%matrixmarket":
+        return "mtx"
+    name = Path(str(path)).name.lower()
+    for suffix in _COMPRESSION_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    ext = os.path.splitext(name)[1]
+    if ext in _EXTENSIONS:
+        return _EXTENSIONS[ext]
+    shown = f"extension '{ext}'" if ext else "no extension"
+    raise GraphFormatError(f"{path}: unknown graph format ({shown}, and no %%MatrixMarket banner); "
+                           f"supported: {SUPPORTED}; or name the format with --format "
+                           f"mtx|edgelist|metis")
+
+
+def _read_bytes(path) -> bytes:
+    """The file's content, decompressed when its magic bytes say gzip, bzip2 or xz."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise GraphFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise GraphFormatError(f"{path}: is a directory, not a graph file") from None
+    except PermissionError:
+        raise GraphFormatError(f"{path}: permission denied (cannot read the file)") from None
+    except OSError as e:
+        raise GraphFormatError(f"{path}: cannot read the file: {e.strerror or e}") from None
+    try:
+        if raw[:2] == b"\x1f\x8b":
+            return gzip.decompress(raw)
+        if raw[:3] == b"BZh":
+            return bz2.decompress(raw)
+        if raw[:6] == b"\xfd7zXZ\x00":
+            return lzma.decompress(raw)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as e:
+        raise GraphFormatError(f"{path}: corrupt or truncated compressed file ({e})") from None
+    return raw
+
+
+def _snippet(text: str, limit: int = 60) -> str:
+    """A quoted, escaped, shortened excerpt of a line for an error message."""
+    text = text.strip()
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return repr(text)
+
+
+class _Tokens:
+    """Whitespace tokenisation of a whole file with NumPy byte operations (no per-line loop).
+
+    Separators are spaces, tabs, CR, VT, FF and the bytes in ``seps``; lines end at LF.
+    Token ``t`` spans ``text[ts[t]:te[t]]`` and lies on 0-based line ``tline[t]``.
+    """
+
+    def __init__(self, raw: bytes, path, seps: bytes = b""):
+        self.path = path
+        self.raw = raw
+        white = b"\t\r\x0b\x0c" + seps
+        self.text = raw.translate(bytes.maketrans(white, b" " * len(white)))
+        arr = np.frombuffer(self.text, dtype=np.uint8)
+        self.arr = arr
+        self.nl = np.flatnonzero(arr == 10)
+        self.nlines = len(self.nl) + (1 if arr.size and arr[-1] != 10 else 0)
+        sep = arr == 32
+        sep |= arr == 10
+        tok = ~sep
+        starts = tok.copy()
+        starts[1:] &= sep[:-1]
+        ends = tok
+        ends[:-1] &= sep[1:]
+        del sep
+        self.ts = np.flatnonzero(starts)
+        self.te = np.flatnonzero(ends) + 1
+        del starts, ends
+        self.tline = np.searchsorted(self.nl, self.ts)
+        self._nondigit = None
+
+    # -- lines
+    def line_text(self, line: int) -> str:
+        """The original text of 0-based line ``line`` (for messages)."""
+        start = int(self.nl[line - 1]) + 1 if line > 0 else 0
+        end = int(self.nl[line]) if line < len(self.nl) else len(self.raw)
+        return self.raw[start:end].decode("utf-8", "replace").rstrip("\r")
+
+    def where(self, line: int) -> str:
+        """``path:LINE`` for 0-based ``line``."""
+        return f"{self.path}:{line + 1}"
+
+    def token(self, t: int) -> str:
+        return self.raw[self.ts[t]:self.te[t]].decode("utf-8", "replace")
+
+    # -- comments
+    def comment_free(self, chars: bytes) -> np.ndarray:
+        """Mask of the tokens outside comments: a token starting with one of ``chars``
+        comments out itself and the rest of its line."""
+        n = self.ts.size
+        keep = np.ones(n, dtype=bool)
+        if n == 0:
+            return keep
+        first = self.arr[self.ts]
+        is_c = first == chars[0]
+        for c in chars[1:]:
+            is_c |= first == c
+        starts = np.flatnonzero(is_c)
+        if starts.size == 0:
+            return keep
+        # each comment drops the tokens from itself to the end of its line
+        ends = np.searchsorted(self.tline, self.tline[starts], side="right")
+        if starts.size <= 10_000:
+            for a, b in zip(starts.tolist(), ends.tolist()):
+                keep[a:b] = False
+        else:
+            delta = np.zeros(n + 1, dtype=np.int32)
+            np.add.at(delta, starts, 1)
+            np.add.at(delta, ends, -1)
+            keep = np.cumsum(delta[:-1]) == 0
+        return keep
+
+    def comment_lines(self, chars: bytes) -> np.ndarray:
+        """0-based indices of the lines whose first token starts with one of ``chars``."""
+        if self.ts.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        new_line = np.empty(self.ts.size, dtype=bool)
+        new_line[0] = True
+        new_line[1:] = self.tline[1:] != self.tline[:-1]
+        firsts = np.flatnonzero(new_line)
+        c = np.isin(self.arr[self.ts[firsts]], np.frombuffer(chars, dtype=np.uint8))
+        return self.tline[firsts[c]]
+
+    # -- numbers
+    def intlike(self, idx) -> np.ndarray:
+        """For tokens ``idx`` (any order): made only of digits with an optional leading
+        sign, and at most 18 digits long (so that int64 parsing is exact)."""
+        idx = np.asarray(idx)
+        ts, te = self.ts[idx], self.te[idx]
+        if ts.size == 0:
+            return np.ones(0, dtype=bool)
+        if self._nondigit is None:
+            # uint8 arithmetic wraps, so this is "not in '0'..'9'" in one pass (with one
+            # padding byte so that reduceat may index one past the end)
+            nd = np.empty(self.arr.size + 1, dtype=bool)
+            np.greater(self.arr - np.uint8(48), 9, out=nd[:-1])
+            nd[-1] = False
+            self._nondigit = nd
+        sign = (self.arr[ts] == 43) | (self.arr[ts] == 45)
+        body = ts + sign
+        # reduceat over [body, te) pairs: each token's bytes only (separators lie outside)
+        bounds = np.empty(2 * ts.size, dtype=np.int64)
+        bounds[0::2] = body
+        bounds[1::2] = te
+        nonint = np.logical_or.reduceat(self._nondigit, bounds)[0::2]
+        length = te - body
+        return ~nonint & (length >= 1) & (length <= _MAX_INT_DIGITS)
+
+    def parse(self, idx, dtype):
+        """Parse tokens ``idx`` (sorted) as ``dtype`` numbers, vectorised.
+
+        Returns the values, or None when some token is not a number of that type (the
+        caller then locates it with :meth:`first_bad`).
+        """
+        idx = np.asarray(idx)
+        if idx.size == 0:
+            return np.zeros(0, dtype=dtype)
+        contiguous = int(idx[-1]) - int(idx[0]) + 1 == idx.size
+        if contiguous:
+            region = self.text[int(self.ts[idx[0]]):int(self.te[idx[-1]])]
+        else:
+            region = self._gather(idx)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                values = np.fromstring(region, dtype=dtype, sep=" ")
+        except ValueError:
+            return None
+        if values.size != idx.size:
+            return None
+        return values
+
+    def _gather(self, idx):
+        """The bytes of tokens ``idx`` (sorted) joined by spaces.  Runs of consecutive
+        tokens are copied as one slice, so this loops over runs, not tokens: cheap when
+        few tokens are left out (comments), at worst one slice per token."""
+        brk = np.flatnonzero(np.diff(idx) != 1) + 1
+        first = idx[np.concatenate([[0], brk])]
+        last = idx[np.concatenate([brk - 1, [idx.size - 1]])]
+        ts, te, text = self.ts, self.te, self.text
+        return b" ".join(text[a:b] for a, b in zip(ts[first].tolist(), te[last].tolist()))
+
+    def first_bad(self, idx, kind):
+        """The first token of ``idx`` that does not parse as ``kind`` (int or float):
+        (position in idx, token text).  Python loop: error path only."""
+        conv = int if kind is int else float
+        for j, t in enumerate(np.asarray(idx).tolist()):
+            s = self.token(t)
+            try:
+                conv(s)
+            except ValueError:
+                return j, s
+        return None, None
+
+    def strings(self, idx) -> np.ndarray:
+        """Tokens ``idx`` as a NumPy bytes array (fixed width), built column by column."""
+        ts, te = self.ts[idx], self.te[idx]
+        if ts.size == 0:
+            return np.zeros(0, dtype="S1")
+        length = te - ts
+        width = max(int(length.max()), 1)
+        if width > 64 and ts.size * width > 500_000_000:
+            # a few very long labels: avoid a huge fixed-width matrix
+            raw = self.raw
+            return np.array([raw[a:b] for a, b in zip(ts.tolist(), te.tolist())], dtype=object)
+        out = np.zeros((ts.size, width), dtype=np.uint8)
+        alive = np.arange(ts.size)
+        for k in range(width):
+            alive = alive[length[alive] > k]
+            if alive.size == 0:
+                break
+            out[alive, k] = self.arr[ts[alive] + k]
+        return out.view(f"S{width}").ravel()
+
+
+def _self_loop_count(src, dst) -> int:
+    loops = src == dst
+    return int(np.unique(src[loops]).size) if loops.any() else 0
+
+
+def _empty_graph(path, fmt, directed, reason, n=0, labels=None, notes=None) -> GraphData:
+    z = np.zeros(0, dtype=np.int64)
+    if labels is None:
+        labels = np.arange(1, n + 1, dtype=np.int64)
+    return GraphData(z, z.copy(), None, n, labels, directed, reason, 0, str(path), fmt,
+                     lines=z.copy(), notes=list(notes or []))
+
+
+# ---------------------------------------------------------------------------- entry point
+def read_graph(path, format=None, directed=None, *, header=None) -> GraphData:
+    """Read a graph file (Matrix Market, edge list or METIS; optionally compressed).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    format : None, "mtx", "edgelist" or "metis" (aliases: "mm", "csv", "tsv", "txt",
+        "edges", "snap", "konect", "graph")
+        None: decided from the extension (after .gz/.bz2/.xz), or a %%MatrixMarket banner.
+    directed : None, True or False
+        None: as the format says (Matrix Market 'symmetric' and METIS are undirected,
+        'general' is directed, an edge list is directed).  True on a symmetric Matrix
+        Market file gives both arcs of every stored entry; False on directed input makes
+        every arc an undirected edge.
+    header : None, True or False
+        Edge lists only: whether the first data row is a header (None: detect).
+
+    Returns
+    -------
+    GraphData
+
+    Raises
+    ------
+    GraphFormatError
+        Naming the file (and line) and what was expected.
+    """
+    if directed is not None and not isinstance(directed, (bool, np.bool_)):
+        raise TypeError(f"directed must be None, True or False, got {directed!r}")
+    raw = _read_bytes(path)
+    if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte order mark (Excel CSV)
+        raw = raw[3:]
+    if format is None:
+        fmt = detect_format(path, raw[:64])
+    else:
+        key = str(format).lower()
+        if key not in FORMATS:
+            raise GraphFormatError(f"unknown format {format!r}; use 'mtx', 'edgelist' or 'metis'")
+        fmt = FORMATS[key]
+    if fmt == "mtx":
+        return _read_mtx(raw, path, directed)
+    if fmt == "metis":
+        return _read_metis(raw, path, directed)
+    return _read_edgelist(raw, path, directed, header)
+
+
+# ---------------------------------------------------------------------------- Matrix Market
+_MM_USAGE = "'%%MatrixMarket matrix coordinate <pattern|integer|real> <general|symmetric>'"
+
+
+def _read_mtx(raw: bytes, path, directed) -> GraphData:
+    first_end = raw.find(b"\n")
+    banner = raw[: first_end if first_end >= 0 else len(raw)].decode("utf-8", "replace").strip()
+    words = banner.split()
+    if not words or words[0].lower() != "%%matrixmarket":
+        raise GraphFormatError(f"{path}:1: malformed Matrix Market header: expected {_MM_USAGE}, "
+                               f"found {_snippet(banner)}")
+    if len(words) != 5:
+        raise GraphFormatError(f"{path}:1: malformed Matrix Market header: expected 5 words {_MM_USAGE}, "
+                               f"found {len(words)}: {_snippet(banner)}")
+    obj, layout, fld, sym = (w.lower() for w in words[1:])
+    if obj != "matrix":
+        raise GraphFormatError(f"{path}:1: Matrix Market object {obj!r} is not supported; expected 'matrix'")
+    if layout == "array":
+        raise GraphFormatError(f"{path}:1: dense 'array' Matrix Market files are not supported; "
+                               f"a graph needs the sparse 'coordinate' layout")
+    if layout != "coordinate":
+        raise GraphFormatError(f"{path}:1: malformed Matrix Market header: unknown layout {layout!r}, "
+                               f"expected 'coordinate'")
+    if fld in ("complex",):
+        raise GraphFormatError(f"{path}:1: complex Matrix Market values are not supported; "
+                               f"use pattern, integer or real")
+    if fld not in ("pattern", "integer", "real", "double"):
+        raise GraphFormatError(f"{path}:1: malformed Matrix Market header: unknown field {fld!r}, "
+                               f"expected pattern, integer or real")
+    if sym in ("skew-symmetric", "hermitian"):
+        raise GraphFormatError(f"{path}:1: {sym} Matrix Market matrices are not supported as graphs "
+                               f"(A[j,i] is not A[i,j]); use 'general' or 'symmetric'")
+    if sym not in ("general", "symmetric"):
+        raise GraphFormatError(f"{path}:1: malformed Matrix Market header: unknown symmetry {sym!r}, "
+                               f"expected general or symmetric")
+
+    tok = _Tokens(raw, path)
+    keep = np.flatnonzero(tok.comment_free(b"%"))
+    if keep.size == 0:
+        raise GraphFormatError(f"{path}: the size line 'rows columns entries' is missing after the header")
+    size_line = int(tok.tline[keep[0]])
+    on_size = keep[tok.tline[keep] == size_line]
+    size_text = tok.line_text(size_line)
+    sizes = tok.parse(on_size, np.int64) if on_size.size == 3 and tok.intlike(on_size).all() else None
+    if sizes is None or (sizes < 0).any():
+        raise GraphFormatError(f"{tok.where(size_line)}: malformed size line: expected 'rows columns entries' "
+                               f"(3 non-negative integers), found {_snippet(size_text)}")
+    nrows, ncols, nnz = (int(x) for x in sizes)
+    if nrows != ncols:
+        raise GraphFormatError(f"{tok.where(size_line)}: the matrix is {nrows} x {ncols}; a graph's "
+                               f"adjacency matrix must be square")
+    n = nrows
+    if directed is None:
+        is_directed = sym == "general"
+        reason = f"Matrix Market '{sym}'"
+    else:
+        is_directed = bool(directed)
+        reason = f"requested (directed={is_directed}); the file says '{sym}'"
+
+    data = keep[on_size.size:]
+    width = 2 if fld == "pattern" else 3
+    # one entry per line with exactly `width` fields
+    if data.size:
+        tl = tok.tline[data]
+        new_line = np.empty(data.size, dtype=bool)
+        new_line[0] = True
+        new_line[1:] = tl[1:] != tl[:-1]
+        firsts = np.flatnonzero(new_line)
+        nfields = np.diff(np.append(firsts, data.size))
+        entry_lines = tl[firsts]
+    else:
+        firsts = nfields = entry_lines = np.zeros(0, dtype=np.int64)
+    nent = entry_lines.size
+    if nent > nnz:
+        line = int(entry_lines[nnz])
+        raise GraphFormatError(f"{tok.where(line)}: more entries than the {nnz} declared on line "
+                               f"{size_line + 1}")
+    badw = np.flatnonzero(nfields != width)
+    if badw.size:
+        i = int(badw[0])
+        line = int(entry_lines[i])
+        what = "'row column'" if width == 2 else "'row column value'"
+        raise GraphFormatError(f"{tok.where(line)}: expected {width} fields {what} for a '{fld}' matrix, "
+                               f"found {int(nfields[i])}: {_snippet(tok.line_text(line))}")
+    if nent < nnz:
+        raise GraphFormatError(f"{path}: line {size_line + 1} declares {nnz} entries but the file has "
+                               f"only {nent} (is it truncated?)")
+    if nnz == 0:
+        return _empty_graph(path, "mtx", is_directed, reason, n=n)
+
+    idx_tokens = np.sort(np.concatenate([data[firsts], data[firsts + 1]]))
+    if not tok.intlike(idx_tokens).all():
+        ok = tok.intlike(idx_tokens)
+        t = int(idx_tokens[np.flatnonzero(~ok)[0]])
+        line = int(tok.tline[t])
+        raise GraphFormatError(f"{tok.where(line)}: expected integer row and column indices, found "
+                               f"{tok.token(t)!r} in {_snippet(tok.line_text(line))}")
+    if fld == "pattern":
+        vals = tok.parse(data, np.int64)
+        if vals is None:
+            j, s = tok.first_bad(data, int)
+            line = int(tok.tline[data[j]]) if j is not None else int(entry_lines[0])
+            raise GraphFormatError(f"{tok.where(line)}: expected integer indices 'row column', found "
+                                   f"{_snippet(tok.line_text(line))}")
+        vals = vals.reshape(nnz, 2)
+        rows, cols, w = vals[:, 0], vals[:, 1], None
+    else:
+        vals = tok.parse(data, np.float64)
+        if vals is None:
+            j, s = tok.first_bad(data, float)
+            line = int(tok.tline[data[j]]) if j is not None else int(entry_lines[0])
+            raise GraphFormatError(f"{tok.where(line)}: expected numbers 'row column value', found "
+                                   f"{s!r} in {_snippet(tok.line_text(line))}")
+        vals = vals.reshape(nnz, 3)
+        rows = vals[:, 0].astype(np.int64)
+        cols = vals[:, 1].astype(np.int64)
+        w = np.ascontiguousarray(vals[:, 2])
+        if fld == "integer" and not np.all(w == np.round(w)):
+            i = int(np.flatnonzero(w != np.round(w))[0])
+            line = int(entry_lines[i])
+            raise GraphFormatError(f"{tok.where(line)}: the header says 'integer' but the value is "
+                                   f"{w[i]!r}: {_snippet(tok.line_text(line))}")
+    for name, v in (("row", rows), ("column", cols)):
+        bad = (v < 1) | (v > n)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            line = int(entry_lines[i])
+            hint = " (Matrix Market indices are 1-based)" if v[i] == 0 else ""
+            raise GraphFormatError(f"{tok.where(line)}: {name} index {int(v[i])} is outside 1..{n}{hint}: "
+                                   f"{_snippet(tok.line_text(line))}")
+    src = rows - 1
+    dst = cols - 1
+    lines = entry_lines.astype(np.int64) + 1
+    if sym == "symmetric" and is_directed:
+        off = src != dst
+        src, dst = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]])
+        lines = np.concatenate([lines, lines[off]])
+        w = None if w is None else np.concatenate([w, w[off]])
+    return GraphData(src, dst, w, n, np.arange(1, n + 1, dtype=np.int64), is_directed, reason,
+                     _self_loop_count(src, dst), str(path), "mtx", lines=lines)
+
+
+# ---------------------------------------------------------------------------- METIS
+def _read_metis(raw: bytes, path, directed) -> GraphData:
+    tok = _Tokens(raw, path)
+    keep = tok.comment_free(b"%")
+    kept = np.flatnonzero(keep)
+    if kept.size == 0:
+        raise GraphFormatError(f"{path}: empty METIS file: expected a header line 'n m [fmt [ncon]]'")
+    hline = int(tok.tline[kept[0]])
+    on_header = kept[tok.tline[kept] == hline]
+    htext = tok.line_text(hline)
+    if not (2 <= on_header.size <= 4) or not tok.intlike(on_header).all():
+        raise GraphFormatError(f"{tok.where(hline)}: malformed METIS header: expected 'n m [fmt [ncon]]' "
+                               f"(non-negative integers), found {_snippet(htext)}")
+    hwords = [tok.token(int(t)) for t in on_header]
+    n, m = int(hwords[0]), int(hwords[1])
+    if n < 0 or m < 0:
+        raise GraphFormatError(f"{tok.where(hline)}: malformed METIS header: n and m must be non-negative, "
+                               f"found {_snippet(htext)}")
+    fmt = hwords[2].lstrip("+") if len(hwords) > 2 else "0"
+    if len(fmt) > 3 or any(c not in "01" for c in fmt):
+        raise GraphFormatError(f"{tok.where(hline)}: unsupported METIS fmt {hwords[2]!r}: expected up to 3 "
+                               f"digits of 0/1 (vertex sizes, vertex weights, edge weights)")
+    fmt = fmt.zfill(3)
+    has_vsize, has_vwgt, has_ewgt = (c == "1" for c in fmt)
+    ncon = int(hwords[3]) if len(hwords) > 3 else 1
+    if len(hwords) > 3 and not has_vwgt:
+        raise GraphFormatError(f"{tok.where(hline)}: METIS header gives ncon={ncon} but fmt {fmt} has no "
+                               f"vertex weights")
+    if ncon < 1:
+        raise GraphFormatError(f"{tok.where(hline)}: METIS ncon must be at least 1, found {ncon}")
+    skip = int(has_vsize) + (ncon if has_vwgt else 0)
+
+    if directed is None:
+        is_directed, reason = False, "METIS adjacency lists are undirected"
+    else:
+        is_directed = bool(directed)
+        reason = f"requested (directed={is_directed}); METIS is undirected"
+
+    # vertex lines: every line after the header that is not a comment line (empty ones count)
+    comment = np.zeros(max(tok.nlines, 1), dtype=bool)
+    comment[tok.comment_lines(b"%")] = True
+    candidates = np.arange(hline + 1, tok.nlines)
+    vlines = candidates[~comment[candidates]]
+    data = kept[on_header.size:]
+    tl = tok.tline[data]
+    if vlines.size > n:
+        extra = vlines[n:]
+        used = np.zeros(max(tok.nlines, 1), dtype=bool)
+        used[tl] = True
+        nonempty = extra[used[extra]]
+        if nonempty.size:
+            line = int(nonempty[0])
+            raise GraphFormatError(f"{tok.where(line)}: more vertex lines than the n={n} declared on line "
+                                   f"{hline + 1}: {_snippet(tok.line_text(line))}")
+        vlines = vlines[:n]
+    if vlines.size < n:
+        raise GraphFormatError(f"{path}: line {hline + 1} declares {n} vertices but only {vlines.size} "
+                               f"vertex lines follow (one line per vertex, empty for an isolated one)")
+    vertex_of_line = np.full(max(tok.nlines, 1), -1, dtype=np.int64)
+    vertex_of_line[vlines] = np.arange(n, dtype=np.int64)
+    if data.size == 0:
+        if m != 0:
+            raise GraphFormatError(f"{path}: line {hline + 1} declares {m} edges but the file lists none")
+        return _empty_graph(path, "metis", is_directed, reason, n=n)
+
+    tv = vertex_of_line[tl]
+    values = tok.parse(data, np.float64 if has_ewgt else np.int64)
+    if values is None:
+        j, s = tok.first_bad(data, float if has_ewgt else int)
+        line = int(tl[j]) if j is not None else int(tl[0])
+        raise GraphFormatError(f"{tok.where(line)}: expected integers (1-based neighbour ids"
+                               f"{' and edge weights' if has_ewgt else ''}), found {s!r} in "
+                               f"{_snippet(tok.line_text(line))}")
+    # position of each token within its line
+    new_line = np.empty(data.size, dtype=bool)
+    new_line[0] = True
+    new_line[1:] = tl[1:] != tl[:-1]
+    firsts = np.flatnonzero(new_line)
+    line_first = np.maximum.accumulate(np.where(new_line, np.arange(data.size), 0))
+    pos = np.arange(data.size) - line_first
+    nfields = np.diff(np.append(firsts, data.size))
+    per = 2 if has_ewgt else 1
+    bad = (nfields < skip) | ((nfields - skip) % per != 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        line = int(tl[firsts[i]])
+        what = (f"{skip} vertex size/weight field(s) then " if skip else "") + \
+            ("'neighbour weight' pairs" if has_ewgt else "neighbour ids")
+        raise GraphFormatError(f"{tok.where(line)}: expected {what} for METIS fmt {fmt}, found "
+                               f"{int(nfields[i])} fields: {_snippet(tok.line_text(line))}")
+    rel = pos - skip
+    is_nb = (rel >= 0) & (rel % per == 0)
+    nb = values[is_nb]
+    src = tv[is_nb]
+    lines = tl[is_nb].astype(np.int64) + 1
+    if has_ewgt:
+        w = np.ascontiguousarray(values[np.flatnonzero(is_nb) + 1], dtype=np.float64)
+        if not np.all(nb == np.round(nb)):
+            i = int(np.flatnonzero(nb != np.round(nb))[0])
+            raise GraphFormatError(f"{path}:{lines[i]}: neighbour id {nb[i]!r} is not an integer")
+        nb = nb.astype(np.int64)
+    else:
+        w = None
+    outside = (nb < 1) | (nb > n)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        hint = " (METIS ids are 1-based)" if nb[i] == 0 else ""
+        raise GraphFormatError(f"{path}:{lines[i]}: neighbour {int(nb[i])} is outside 1..{n}{hint}: "
+                               f"{_snippet(tok.line_text(int(lines[i]) - 1))}")
+    if nb.size != 2 * m:
+        raise GraphFormatError(f"{path}: line {hline + 1} declares m={m} edges, i.e. {2 * m} adjacency "
+                               f"entries (each edge in both lists), but the file has {nb.size}")
+    dst = nb - 1
+    return GraphData(src, dst, w, n, np.arange(1, n + 1, dtype=np.int64), is_directed, reason,
+                     _self_loop_count(src, dst), str(path), "metis", lines=lines)
+
+
+# ---------------------------------------------------------------------------- edge lists
+_HEADER_WORDS = {
+    "source", "target", "src", "dst", "from", "to", "u", "v", "node1", "node2", "node_1", "node_2",
+    "id1", "id2", "id_1", "id_2", "source_id", "target_id", "sourceid", "targetid", "from_id", "to_id",
+    "fromnodeid", "tonodeid", "head", "tail", "vertex1", "vertex2", "vertex_1", "vertex_2", "n1", "n2",
+    "origin", "destination", "start", "end", "in", "out", "node", "nodes", "neighbor", "neighbour",
+    "weight", "w", "value", "i", "j", "from_node", "to_node", "source_node", "target_node", "user",
+    "friend", "follower", "followee",
+}
+
+
+def _looks_like_header(fields) -> bool:
+    """Whether a first row of string fields reads as column names (source,target; id_1,id_2; ...)."""
+    names = [f.strip().strip('"').lower().replace(" ", "_").replace("-", "_") for f in fields[:2]]
+    return len(names) == 2 and all(name in _HEADER_WORDS for name in names) and names[0] != names[1]
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
+    if directed is None:
+        is_directed, reason = True, "edge lists are directed unless directed=False (--undirected)"
+    else:
+        is_directed = bool(directed)
+        reason = f"requested (directed={is_directed})"
+    tok = _Tokens(raw, path, seps=b",")
+    keep = np.flatnonzero(tok.comment_free(b"#%"))
+    if keep.size == 0:
+        return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64))
+    # rows: lines with data tokens; tokens are in line order, so each row's tokens are
+    # consecutive in `keep`, starting at firsts[i]
+    counts = np.bincount(tok.tline[keep], minlength=tok.nlines)
+    rows = np.flatnonzero(counts)                 # 0-based line of each row
+    nfields = counts[rows]
+    firsts = np.cumsum(nfields) - nfields         # position in `keep` of each row's first token
+    del counts
+
+    # quoted CSV, or comma-separated fields with spaces inside: let the csv module split them
+    if _quotes_in_rows(tok, rows) or _commas_disagree(tok, rows, nfields):
+        return _read_edgelist_csv(raw, path, is_directed, reason, header)
+
+    first_tok = keep[firsts]
+    notes = []
+    if header is None:
+        header = _detect_header(tok, first_tok, nfields)
+    if header:
+        notes.append(f"skipped the header row (line {int(rows[0]) + 1}): {_snippet(tok.line_text(int(rows[0])))}")
+        firsts, nfields, rows, first_tok = firsts[1:], nfields[1:], rows[1:], first_tok[1:]
+        if rows.size == 0:
+            return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
+                                notes=notes)
+    short = np.flatnonzero(nfields < 2)
+    if short.size:
+        line = int(rows[short[0]])
+        raise GraphFormatError(f"{tok.where(line)}: expected at least 2 fields 'source target [weight]', "
+                               f"found 1: {_snippet(tok.line_text(line))}")
+    m = rows.size
+
+    # the weight column: a 3rd field that is a number on the first row
+    has3 = nfields >= 3
+    w_first = tok.token(int(first_tok[0]) + 2) if has3[0] else ""
+    weighted = bool(has3[0]) and _is_number(w_first)
+    if weighted and not has3.all():
+        i = int(np.flatnonzero(~has3)[0])
+        line = int(rows[i])
+        raise GraphFormatError(f"{tok.where(line)}: expected a weight in field 3 (line {int(rows[0]) + 1} "
+                               f"has one), found only 2 fields: {_snippet(tok.line_text(line))}")
+    if has3.any() and not weighted:
+        t = int(first_tok[np.flatnonzero(has3)[0]]) + 2
+        notes.append(f"ignored the non-numeric 3rd field (e.g. {tok.token(t)!r}) and any later fields")
+    elif (nfields > 3).any():
+        notes.append("ignored fields after the 3rd")
+    lines = rows.astype(np.int64) + 1
+
+    # fast path: every row is exactly 'src dst' or 'src dst weight', all numbers, parsed in
+    # one call; integer tokens of at most 18 digits cannot overflow int64
+    width = 3 if weighted else 2
+    if (nfields == width).all():
+        data = keep[firsts[0]:]
+        if int(data[-1]) - int(data[0]) + 1 == data.size:
+            lengths = tok.te[data[0]:data[-1] + 1] - tok.ts[data[0]:data[-1] + 1]
+        else:
+            lengths = tok.te[data] - tok.ts[data]
+        short_tokens = bool(lengths.max() <= _MAX_INT_DIGITS)
+        del lengths
+        vals = tok.parse(data, np.int64) if (short_tokens and (not weighted or _intish(w_first))) else None
+        if vals is not None:
+            vals = vals.reshape(m, width)
+            w = vals[:, 2].astype(np.float64) if weighted else None
+            return _compact_int(vals[:, 0], vals[:, 1], w, path, is_directed, reason, lines, notes)
+        if weighted:
+            vals = tok.parse(data, np.float64)
+            if vals is not None:
+                vals = vals.reshape(m, 3)
+                # exact for integer labels below 2**53; the token check rules out "1.0", "1e3"
+                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and _all_intlike_labels(tok, first_tok):
+                    return _compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
+                                        np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
+
+    # column by column
+    w = None
+    if weighted:
+        c2 = first_tok + 2
+        w = tok.parse(c2, np.float64)
+        if w is None:
+            j, s = tok.first_bad(c2, float)
+            line = int(rows[j])
+            raise GraphFormatError(f"{tok.where(line)}: non-numeric weight {s!r} in field 3 (expected a "
+                                   f"number, as on line {int(rows[0]) + 1}): {_snippet(tok.line_text(line))}")
+    both = np.empty(2 * m, dtype=np.int64)
+    both[0::2], both[1::2] = first_tok, first_tok + 1
+    if tok.intlike(both).all():
+        vals = tok.parse(both, np.int64)
+        if vals is not None:
+            return _compact_int(vals[0::2], vals[1::2], w, path, is_directed, reason, lines, notes)
+    strings = tok.strings(both)
+    return _compact_strings(strings, w, path, is_directed, reason, lines, notes)
+
+
+def _intish(s: str) -> bool:
+    """An integer token of at most 18 digits with an optional sign (as ``_Tokens.intlike``)."""
+    body = s[1:] if s[:1] in ("+", "-") else s
+    return body.isascii() and body.isdigit() and len(body) <= _MAX_INT_DIGITS
+
+
+def _all_intlike_labels(tok, first_tok) -> bool:
+    both = np.empty(2 * first_tok.size, dtype=np.int64)
+    both[0::2], both[1::2] = first_tok, first_tok + 1
+    return bool(tok.intlike(both).all())
+
+
+_HEADER_SAMPLE = 50
+
+
+def _detect_header(tok, first_tok, nfields) -> bool:
+    """Whether the first data row is a header, from a sample of the first rows.
+
+    A header when its first two fields are not both integers while those of the next
+    rows (up to 50) are; for string labels, when the fields are column names
+    (:data:`_HEADER_WORDS`).
+    """
+    def fields(i):
+        return [tok.token(int(first_tok[i]) + k) for k in range(min(int(nfields[i]), 2))]
+
+    row0 = fields(0)
+    if len(row0) == 2 and all(_intish(f) for f in row0):
+        return False
+    sample = range(1, min(first_tok.size, _HEADER_SAMPLE + 1))
+    if len(sample) and all(len(f) == 2 and all(_intish(x) for x in f) for f in map(fields, sample)):
+        return True
+    return _looks_like_header(row0)
+
+
+def _quotes_in_rows(tok: _Tokens, rows) -> bool:
+    """True when a double quote occurs on a data row (comments may quote freely)."""
+    rawarr = np.frombuffer(tok.raw, dtype=np.uint8)
+    qpos = np.flatnonzero(rawarr == 34)
+    if qpos.size == 0:
+        return False
+    return bool(np.isin(np.searchsorted(tok.nl, qpos), rows).any())
+
+
+def _commas_disagree(tok: _Tokens, rows, nfields) -> bool:
+    """True when the file is comma-separated and some row's comma-separated fields
+    differ from its whitespace/comma tokens (a field with a space inside, or empty)."""
+    rawarr = np.frombuffer(tok.raw, dtype=np.uint8)
+    cpos = np.flatnonzero(rawarr == 44)
+    if cpos.size == 0:
+        return False
+    cline = np.searchsorted(tok.nl, cpos)
+    commas = np.bincount(cline, minlength=tok.nlines + 1)
+    if commas[rows[0]] == 0:  # first data row has no comma: not a CSV
+        return False
+    return bool(np.any(commas[rows] + 1 != nfields))
+
+
+def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphData:
+    """Edge lists that need real CSV parsing (quoted fields, spaces inside fields).
+
+    The delimiter is a comma, else a tab, else whitespace (each line split, quotes kept).
+    """
+    text = raw.decode("utf-8", "backslashreplace")
+    lines_list = text.splitlines()
+    sample = next((ln for ln in lines_list if ln.strip() and ln.lstrip()[:1] not in "#%"), "")
+    delim = "," if "," in sample else ("\t" if "\t" in sample else None)
+    rows, where = [], []
+    if delim is None:
+        import shlex
+        for i, ln in enumerate(lines_list):
+            s = ln.strip()
+            if not s or s[0] in "#%":
+                continue
+            try:
+                rows.append(shlex.split(s, comments=False))
+            except ValueError as e:
+                raise GraphFormatError(f"{path}:{i + 1}: cannot split the line ({e}): {_snippet(ln)}") from None
+            where.append(i + 1)
+    else:
+        reader = csv.reader(_io.StringIO(text, newline=""), delimiter=delim, skipinitialspace=True)
+        try:
+            for row in reader:
+                i = reader.line_num
+                if not row or not "".join(row).strip():
+                    continue
+                first = row[0].lstrip()
+                if first[:1] in ("#", "%"):
+                    continue
+                rows.append([f.strip() for f in row])
+                where.append(i)
+        except csv.Error as e:
+            raise GraphFormatError(f"{path}:{reader.line_num}: malformed CSV: {e}") from None
+    notes = []
+    if not rows:
+        return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64))
+
+    intish = _intish
+
+    if header is None:
+        r0 = rows[0]
+        if len(r0) >= 2 and intish(r0[0]) and intish(r0[1]):
+            header = False
+        elif len(rows) > 1 and all(len(r) >= 2 and intish(r[0]) and intish(r[1]) for r in rows[1:]):
+            header = True
+        else:
+            header = _looks_like_header(r0)
+    if header:
+        notes.append(f"skipped the header row (line {where[0]}): {_snippet(','.join(rows[0]))}")
+        rows, where = rows[1:], where[1:]
+        if not rows:
+            return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
+                                notes=notes)
+    for r, ln in zip(rows, where):
+        if len(r) < 2 or r[1] == "":
+            raise GraphFormatError(f"{path}:{ln}: expected at least 2 fields 'source target [weight]', "
+                                   f"found {len([f for f in r if f])}: {_snippet(delim.join(r) if delim else ' '.join(r))}")
+    weighted = len(rows[0]) >= 3 and _is_number(rows[0][2])
+    w = None
+    if weighted:
+        wl = []
+        for r, ln in zip(rows, where):
+            if len(r) < 3 or r[2] == "":
+                raise GraphFormatError(f"{path}:{ln}: expected a weight in field 3 (line {where[0]} has one)")
+            try:
+                wl.append(float(r[2]))
+            except ValueError:
+                raise GraphFormatError(f"{path}:{ln}: non-numeric weight {r[2]!r} in field 3 (expected a "
+                                       f"number, as on line {where[0]})") from None
+        w = np.array(wl, dtype=np.float64)
+    elif any(len(r) >= 3 for r in rows):
+        notes.append("ignored the non-numeric 3rd field and any later fields")
+    lines = np.array(where, dtype=np.int64)
+    if all(intish(r[0]) and intish(r[1]) for r in rows):
+        s = np.array([int(r[0]) for r in rows], dtype=np.int64)
+        d = np.array([int(r[1]) for r in rows], dtype=np.int64)
+        return _compact_int(s, d, w, path, is_directed, reason, lines, notes)
+    both = np.array([f.encode("utf-8", "backslashreplace") for r in rows for f in r[:2]], dtype=object)
+    return _compact_strings(both, w, path, is_directed, reason, lines, notes)
+
+
+def _compact_int(s, d, w, path, is_directed, reason, lines, notes) -> GraphData:
+    """Compact integer labels to 0..n-1 in increasing numeric order."""
+    s = np.asarray(s, dtype=np.int64)
+    d = np.asarray(d, dtype=np.int64)
+    m = s.size
+    lo = int(min(s.min(), d.min()))
+    hi = int(max(s.max(), d.max()))
+    if lo >= 0 and hi < max(8 * m, 1 << 20):
+        present = np.zeros(hi + 1, dtype=bool)
+        present[s] = True
+        present[d] = True
+        labels = np.flatnonzero(present).astype(np.int64)
+        rank = np.cumsum(present, dtype=np.int64) - 1
+        src, dst = rank[s], rank[d]
+    else:
+        labels, inv = np.unique(np.concatenate([s, d]), return_inverse=True)
+        inv = inv.reshape(-1).astype(np.int64)
+        src, dst = inv[:m], inv[m:]
+    return GraphData(src, dst, w, int(labels.size), labels, is_directed, reason, _self_loop_count(src, dst),
+                     str(path), "edgelist", lines=lines, notes=notes)
+
+
+def _compact_strings(both, w, path, is_directed, reason, lines, notes) -> GraphData:
+    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order."""
+    uniq, first, inv = np.unique(both, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size, dtype=np.int64)
+    ids = rank[inv.reshape(-1)]
+    labels_b = uniq[order]
+    labels = np.array([b.decode("utf-8", "backslashreplace") for b in labels_b.tolist()], dtype=object)
+    labels = labels.astype(str) if labels.size else np.zeros(0, dtype=str)
+    src, dst = ids[0::2].copy(), ids[1::2].copy()
+    return GraphData(src, dst, w, int(labels.size), labels, is_directed, reason, _self_loop_count(src, dst),
+                     str(path), "edgelist", lines=lines, notes=notes)

@@ -1,0 +1,542 @@
+// spla/kernels/spmv.cuh -- semiring SpMV kernels of the spla GPU backend.
+//
+//   y[j] = ADD_{i : u[i] != ADD.identity} MUL(u[i], A[i, j])          (vxm over the columns j of A)
+//
+// A is stored CSC (colptr (ncols+1,), rowidx (nnz,), vals (nnz,) or none for a pattern matrix whose
+// entries are all 1) and, for scCOOC, also COOC (colidx (nnz,): the column of every stored entry).
+// u is (nrows,) or a row-major block (nrows, k); y is (ncols,) or (ncols, k).  Every kernel here is a
+// template over
+//
+//     Add      the ADD monoid functor   (spla_add_plus, _min, _max, _lor, _bor, _any)
+//     Mul      the MUL operator functor (spla_mul_times, _plus, _first, _second, _pair, _land,
+//                                        _min, _max, _band); MUL(x, a): x from u, a from A
+//     T        the domain (bool, int, long long, unsigned int, unsigned long long, float, double)
+//     I        the index type of colptr/rowidx/colidx (int or long long)
+//     PATTERN  true when A has no values (a == 1); vals is then never read
+//
+// The Python side (spla/backends/gpu.py) instantiates them through CuPy/NVRTC name expressions such as
+// "spla_sccsc<spla_add_plus, spla_mul_times, float, int, true>"; tests/test_kernels_compile.py
+// instantiates every combination the backend can request with nvcc.  MUL(a, x) (mxv through A^T) is
+// handled in Python by exchanging first and second; every other operator is commutative.
+//
+// This file must stay compilable by NVRTC: no #include, no standard library, only builtin types.
+//
+// Output semantics (spla_store): `computed` = no mask, or mask[j(, c)] != complement.
+//     flags & SPLA_FRESH  (no `out`):  y = computed ? t : identity
+//     otherwise (y is the caller's out):
+//         computed:      y = accum ? accum(y, t) : t
+//         not computed:  y = (flags & SPLA_REPLACE) ? identity : y   (unchanged, not even read)
+// Masks are bool arrays addressed as mask[j * mask_js + c * mask_cs] (element strides), which covers a
+// (ncols,) mask, a (ncols, k) mask and a (ncols,) mask shared by the k vectors of a block (mask_cs = 0).
+//
+// See docs/kernels.md for the thread mappings and the bytes moved per arc.
+
+#ifndef SPLA_SPMV_CUH
+#define SPLA_SPMV_CUH
+
+#define SPLA_FRESH 1
+#define SPLA_REPLACE 2
+
+#define SPLA_ACCUM_NONE 0
+#define SPLA_ACCUM_PLUS 1
+#define SPLA_ACCUM_MIN 2
+#define SPLA_ACCUM_MAX 3
+#define SPLA_ACCUM_LOR 4
+#define SPLA_ACCUM_BOR 5
+#define SPLA_ACCUM_FIRST 6
+#define SPLA_ACCUM_SECOND 7
+
+#define SPLA_MASK_NONE 0
+#define SPLA_MASK_MASK 1
+#define SPLA_MASK_COMPLEMENT 2
+
+#define SPLA_DEV __device__ __forceinline__
+
+// ------------------------------------------------------------------------------------------------
+// Loads through the read-only data cache.  bool has no __ldg overload: read the byte.
+// ------------------------------------------------------------------------------------------------
+template <class T>
+SPLA_DEV T spla_ld(const T* p) { return __ldg(p); }
+template <>
+SPLA_DEV bool spla_ld<bool>(const bool* p) { return __ldg(reinterpret_cast<const unsigned char*>(p)) != 0; }
+
+// Warp shuffle (xor butterfly) within a group of `width` lanes; bool travels as int.
+template <class T>
+SPLA_DEV T spla_shfl_xor(unsigned int members, T v, int lane_mask, int width)
+{
+    return __shfl_xor_sync(members, v, lane_mask, width);
+}
+template <>
+SPLA_DEV bool spla_shfl_xor<bool>(unsigned int members, bool v, int lane_mask, int width)
+{
+    return __shfl_xor_sync(members, (int)v, lane_mask, width) != 0;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Limits of each domain: top = identity of min, bottom = identity of max.
+// ------------------------------------------------------------------------------------------------
+template <class T> struct spla_limits;
+template <> struct spla_limits<bool> {
+    static SPLA_DEV bool top() { return true; }
+    static SPLA_DEV bool bottom() { return false; }
+};
+template <> struct spla_limits<int> {
+    static SPLA_DEV int top() { return 0x7fffffff; }
+    static SPLA_DEV int bottom() { return -0x7fffffff - 1; }
+};
+template <> struct spla_limits<long long> {
+    static SPLA_DEV long long top() { return 0x7fffffffffffffffLL; }
+    static SPLA_DEV long long bottom() { return -0x7fffffffffffffffLL - 1LL; }
+};
+template <> struct spla_limits<unsigned int> {
+    static SPLA_DEV unsigned int top() { return 0xffffffffu; }
+    static SPLA_DEV unsigned int bottom() { return 0u; }
+};
+template <> struct spla_limits<unsigned long long> {
+    static SPLA_DEV unsigned long long top() { return 0xffffffffffffffffULL; }
+    static SPLA_DEV unsigned long long bottom() { return 0ULL; }
+};
+template <> struct spla_limits<float> {
+    static SPLA_DEV float top() { return __int_as_float(0x7f800000); }            // +inf
+    static SPLA_DEV float bottom() { return __int_as_float((int)0xff800000u); }   // -inf
+};
+template <> struct spla_limits<double> {
+    static SPLA_DEV double top() { return __longlong_as_double(0x7ff0000000000000LL); }
+    static SPLA_DEV double bottom() { return __longlong_as_double((long long)0xfff0000000000000ULL); }
+};
+
+// Bitwise or; only integer domains reach it with bor (ops.py rejects bor on floats), the float
+// overloads exist so that the run-time accum switch compiles for every T.
+template <class T>
+SPLA_DEV T spla_bitor(T a, T b) { return (T)(a | b); }
+template <>
+SPLA_DEV bool spla_bitor<bool>(bool a, bool b) { return a || b; }
+template <>
+SPLA_DEV float spla_bitor<float>(float a, float b) { return b; }
+template <>
+SPLA_DEV double spla_bitor<double>(double a, double b) { return b; }
+
+template <class T>
+SPLA_DEV T spla_min(T a, T b) { return b < a ? b : a; }
+template <class T>
+SPLA_DEV T spla_max(T a, T b) { return a < b ? b : a; }
+
+// ------------------------------------------------------------------------------------------------
+// Atomics used by scCOOC.  Native where the hardware has them; the rest are CAS loops:
+//   * int64 add     : unsigned long long atomicAdd (two's complement makes it the same addition)
+//   * float min/max : CAS loop on the 32/64-bit pattern
+//   * bool or/and   : atomicOr/atomicAnd on the aligned 32-bit word that contains the byte
+//                     (the buffer is a CuPy allocation, so the whole word is inside it)
+// ------------------------------------------------------------------------------------------------
+SPLA_DEV void spla_atomic_add(int* p, int v) { atomicAdd(p, v); }
+SPLA_DEV void spla_atomic_add(unsigned int* p, unsigned int v) { atomicAdd(p, v); }
+SPLA_DEV void spla_atomic_add(long long* p, long long v)
+{
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), (unsigned long long)v);
+}
+SPLA_DEV void spla_atomic_add(unsigned long long* p, unsigned long long v) { atomicAdd(p, v); }
+SPLA_DEV void spla_atomic_add(float* p, float v) { atomicAdd(p, v); }
+SPLA_DEV void spla_atomic_add(double* p, double v) { atomicAdd(p, v); }
+
+SPLA_DEV unsigned int* spla_word_of(bool* p, unsigned int* shift)
+{
+    unsigned long long addr = reinterpret_cast<unsigned long long>(p);
+    *shift = (unsigned int)(addr & 3ULL) * 8u;
+    return reinterpret_cast<unsigned int*>(addr & ~3ULL);
+}
+SPLA_DEV void spla_atomic_or_bool(bool* p, bool v)
+{
+    if (!v) return;
+    unsigned int shift;
+    unsigned int* w = spla_word_of(p, &shift);
+    atomicOr(w, 1u << shift);
+}
+SPLA_DEV void spla_atomic_and_bool(bool* p, bool v)
+{
+    if (v) return;
+    unsigned int shift;
+    unsigned int* w = spla_word_of(p, &shift);
+    atomicAnd(w, ~(0xffu << shift));
+}
+
+SPLA_DEV void spla_atomic_min(int* p, int v) { atomicMin(p, v); }
+SPLA_DEV void spla_atomic_min(unsigned int* p, unsigned int v) { atomicMin(p, v); }
+SPLA_DEV void spla_atomic_min(long long* p, long long v) { atomicMin(p, v); }
+SPLA_DEV void spla_atomic_min(unsigned long long* p, unsigned long long v) { atomicMin(p, v); }
+SPLA_DEV void spla_atomic_min(bool* p, bool v) { spla_atomic_and_bool(p, v); }
+SPLA_DEV void spla_atomic_max(int* p, int v) { atomicMax(p, v); }
+SPLA_DEV void spla_atomic_max(unsigned int* p, unsigned int v) { atomicMax(p, v); }
+SPLA_DEV void spla_atomic_max(long long* p, long long v) { atomicMax(p, v); }
+SPLA_DEV void spla_atomic_max(unsigned long long* p, unsigned long long v) { atomicMax(p, v); }
+SPLA_DEV void spla_atomic_max(bool* p, bool v) { spla_atomic_or_bool(p, v); }
+
+template <bool MIN>
+SPLA_DEV void spla_atomic_minmax_cas(float* p, float v)
+{
+    unsigned int* w = reinterpret_cast<unsigned int*>(p);
+    unsigned int old = *reinterpret_cast<volatile unsigned int*>(w), assumed;
+    do {
+        assumed = old;
+        float cur = __uint_as_float(assumed);
+        float nv = MIN ? spla_min(cur, v) : spla_max(cur, v);
+        unsigned int nbits = __float_as_uint(nv);
+        if (nbits == assumed) return;
+        old = atomicCAS(w, assumed, nbits);
+    } while (old != assumed);
+}
+template <bool MIN>
+SPLA_DEV void spla_atomic_minmax_cas(double* p, double v)
+{
+    unsigned long long* w = reinterpret_cast<unsigned long long*>(p);
+    unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(w), assumed;
+    do {
+        assumed = old;
+        double cur = __longlong_as_double((long long)assumed);
+        double nv = MIN ? spla_min(cur, v) : spla_max(cur, v);
+        unsigned long long nbits = (unsigned long long)__double_as_longlong(nv);
+        if (nbits == assumed) return;
+        old = atomicCAS(w, assumed, nbits);
+    } while (old != assumed);
+}
+SPLA_DEV void spla_atomic_min(float* p, float v) { spla_atomic_minmax_cas<true>(p, v); }
+SPLA_DEV void spla_atomic_min(double* p, double v) { spla_atomic_minmax_cas<true>(p, v); }
+SPLA_DEV void spla_atomic_max(float* p, float v) { spla_atomic_minmax_cas<false>(p, v); }
+SPLA_DEV void spla_atomic_max(double* p, double v) { spla_atomic_minmax_cas<false>(p, v); }
+
+SPLA_DEV void spla_atomic_or(int* p, int v) { atomicOr(p, v); }
+SPLA_DEV void spla_atomic_or(unsigned int* p, unsigned int v) { atomicOr(p, v); }
+SPLA_DEV void spla_atomic_or(long long* p, long long v)
+{
+    atomicOr(reinterpret_cast<unsigned long long*>(p), (unsigned long long)v);
+}
+SPLA_DEV void spla_atomic_or(unsigned long long* p, unsigned long long v) { atomicOr(p, v); }
+SPLA_DEV void spla_atomic_or(bool* p, bool v) { spla_atomic_or_bool(p, v); }
+
+// ------------------------------------------------------------------------------------------------
+// ADD monoids.  op: the monoid operation; identity<T>(): its identity; atomic: y[j] = op(y[j], v)
+// atomically; IDEMPOTENT: op(a, a) == a, so scCOOC may skip the atomic when a plain read of y[j]
+// already absorbs v (values only move one way, so a stale read can only cause an unneeded atomic).
+// `any` is max with identity 0 (bool: or), as documented in spla/semirings.py.
+// ------------------------------------------------------------------------------------------------
+struct spla_add_plus {
+    static const bool IDEMPOTENT = false;
+    template <class T> static SPLA_DEV T identity() { return (T)0; }
+    template <class T> static SPLA_DEV T op(T a, T b) { return (T)(a + b); }
+    template <class T> static SPLA_DEV void atomic(T* p, T v) { spla_atomic_add(p, v); }
+};
+struct spla_add_min {
+    static const bool IDEMPOTENT = true;
+    template <class T> static SPLA_DEV T identity() { return spla_limits<T>::top(); }
+    template <class T> static SPLA_DEV T op(T a, T b) { return spla_min(a, b); }
+    template <class T> static SPLA_DEV void atomic(T* p, T v) { spla_atomic_min(p, v); }
+};
+struct spla_add_max {
+    static const bool IDEMPOTENT = true;
+    template <class T> static SPLA_DEV T identity() { return spla_limits<T>::bottom(); }
+    template <class T> static SPLA_DEV T op(T a, T b) { return spla_max(a, b); }
+    template <class T> static SPLA_DEV void atomic(T* p, T v) { spla_atomic_max(p, v); }
+};
+struct spla_add_lor {
+    static const bool IDEMPOTENT = true;
+    template <class T> static SPLA_DEV T identity() { return (T)0; }
+    template <class T> static SPLA_DEV T op(T a, T b) { return (T)(a || b); }
+    template <class T> static SPLA_DEV void atomic(T* p, T v) { spla_atomic_or(p, v); }
+};
+struct spla_add_bor {
+    static const bool IDEMPOTENT = true;
+    template <class T> static SPLA_DEV T identity() { return (T)0; }
+    template <class T> static SPLA_DEV T op(T a, T b) { return spla_bitor(a, b); }
+    template <class T> static SPLA_DEV void atomic(T* p, T v) { spla_atomic_or(p, v); }
+};
+struct spla_add_any {
+    static const bool IDEMPOTENT = true;
+    template <class T> static SPLA_DEV T identity() { return (T)0; }
+    template <class T> static SPLA_DEV T op(T a, T b) { return spla_max(a, b); }
+    template <class T> static SPLA_DEV void atomic(T* p, T v) { spla_atomic_max(p, v); }
+};
+
+// ------------------------------------------------------------------------------------------------
+// MUL operators: op(x, a), x the vector entry, a the matrix entry (already in the domain T).
+// ------------------------------------------------------------------------------------------------
+struct spla_mul_times  { template <class T> static SPLA_DEV T op(T x, T a) { return (T)(x * a); } };
+struct spla_mul_plus   { template <class T> static SPLA_DEV T op(T x, T a) { return (T)(x + a); } };
+struct spla_mul_first  { template <class T> static SPLA_DEV T op(T x, T a) { return x; } };
+struct spla_mul_second { template <class T> static SPLA_DEV T op(T x, T a) { return a; } };
+struct spla_mul_pair   { template <class T> static SPLA_DEV T op(T x, T a) { return (T)1; } };
+struct spla_mul_land   { template <class T> static SPLA_DEV T op(T x, T a) { return (T)(x && a); } };
+struct spla_mul_min    { template <class T> static SPLA_DEV T op(T x, T a) { return spla_min(x, a); } };
+struct spla_mul_max    { template <class T> static SPLA_DEV T op(T x, T a) { return spla_max(x, a); } };
+struct spla_mul_band   { template <class T> static SPLA_DEV T op(T x, T a) { return (T)(x & a); } };
+
+// ------------------------------------------------------------------------------------------------
+// Mask test and the output merge shared by every kernel.
+// ------------------------------------------------------------------------------------------------
+SPLA_DEV bool spla_computed(const bool* __restrict__ mask, int mask_mode, long long midx)
+{
+    if (mask_mode == SPLA_MASK_NONE) return true;
+    bool m = spla_ld(mask + midx);
+    return mask_mode == SPLA_MASK_MASK ? m : !m;
+}
+
+template <class T>
+SPLA_DEV T spla_accum(int accum, T old, T t)
+{
+    switch (accum) {
+    case SPLA_ACCUM_PLUS:  return (T)(old + t);
+    case SPLA_ACCUM_MIN:   return spla_min(old, t);
+    case SPLA_ACCUM_MAX:   return spla_max(old, t);
+    case SPLA_ACCUM_LOR:   return (T)(old || t);
+    case SPLA_ACCUM_BOR:   return spla_bitor(old, t);
+    case SPLA_ACCUM_FIRST: return old;
+    default:               return t;  // SPLA_ACCUM_SECOND
+    }
+}
+
+// Write the result t of output element y[idx] under the semantics at the top of this file.
+template <class T>
+SPLA_DEV void spla_store(T* __restrict__ y, long long idx, bool computed, T t, T identity, int accum,
+                         int flags)
+{
+    if (computed) {
+        if (accum == SPLA_ACCUM_NONE || (flags & SPLA_FRESH)) y[idx] = t;
+        else y[idx] = spla_accum(accum, y[idx], t);
+    } else if (flags & (SPLA_FRESH | SPLA_REPLACE)) {
+        y[idx] = identity;
+    }
+}
+
+template <class T, bool PATTERN>
+SPLA_DEV T spla_entry(const T* __restrict__ vals, long long p)
+{
+    return PATTERN ? (T)1 : spla_ld(vals + p);
+}
+
+// ADD-reduce MUL(u[i, c], A[i, j]) over the entries p = first, first + step, ... < end of one column
+// (u row-major with k components; entries whose x is ADD's identity are skipped).  Unrolled by 4 with
+// all four rowidx loads, then all four u loads, issued before any use, so a thread keeps four
+// independent gathers in flight instead of one dependent chain.  The reduction order is the entry
+// order, so results are deterministic.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+SPLA_DEV T spla_column_reduce(const I* __restrict__ rowidx, const T* __restrict__ vals,
+                              const T* __restrict__ u, long long k, long long c, long long first,
+                              long long end, long long step, T acc, T ident)
+{
+    // 64-bit positions: with int32 indices nnz may be just below 2^31, and p + 4 * step must not wrap.
+    long long p = first;
+    for (; end - p > 3 * step; p += 4 * step) {
+        const long long i0 = (long long)spla_ld(rowidx + p);
+        const long long i1 = (long long)spla_ld(rowidx + p + step);
+        const long long i2 = (long long)spla_ld(rowidx + p + 2 * step);
+        const long long i3 = (long long)spla_ld(rowidx + p + 3 * step);
+        const T x0 = spla_ld(u + i0 * k + c);
+        const T x1 = spla_ld(u + i1 * k + c);
+        const T x2 = spla_ld(u + i2 * k + c);
+        const T x3 = spla_ld(u + i3 * k + c);
+        if (x0 != ident) acc = Add::op(acc, Mul::op(x0, spla_entry<T, PATTERN>(vals, p)));
+        if (x1 != ident) acc = Add::op(acc, Mul::op(x1, spla_entry<T, PATTERN>(vals, p + step)));
+        if (x2 != ident) acc = Add::op(acc, Mul::op(x2, spla_entry<T, PATTERN>(vals, p + 2 * step)));
+        if (x3 != ident) acc = Add::op(acc, Mul::op(x3, spla_entry<T, PATTERN>(vals, p + 3 * step)));
+    }
+    for (; p < end; p += step) {
+        const T x = spla_ld(u + (long long)spla_ld(rowidx + p) * k + c);
+        if (x != ident) acc = Add::op(acc, Mul::op(x, spla_entry<T, PATTERN>(vals, p)));
+    }
+    return acc;
+}
+
+// ================================================================================================
+// scCSC -- CSC scalar.  One thread per output element (j, c): t = j * k + c, so c varies fastest and
+// the k threads of one column read the same rowidx[p] (one broadcast transaction) and the contiguous
+// row u[i, 0..k).  With k == 1 it is TurboBC's scCSC: one thread per column.
+//   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T (unused if PATTERN), u (nrows*k,) T,
+//   y (ncols*k,) T, mask: see top.  Grid-stride loop over the ncols*k outputs.
+// A thread owns y[j, c]: it tests the mask first and returns before reading colptr/rowidx when the
+// output is not computed.
+// ================================================================================================
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+                           const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
+                           const bool* __restrict__ mask, long long mask_js, long long mask_cs, int mask_mode,
+                           long long ncols, long long k, int accum, int flags)
+{
+    const T ident = Add::template identity<T>();
+    const long long total = ncols * k;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+        long long j = t, c = 0;
+        if (k != 1) { j = t / k; c = t - j * k; }
+        const bool comp = spla_computed(mask, mask_mode, j * mask_js + c * mask_cs);
+        T acc = ident;
+        if (comp) {
+            const long long start = spla_ld(colptr + j), end = spla_ld(colptr + j + 1);
+            acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, k, c, start, end, 1LL, acc, ident);
+        }
+        spla_store(y, t, comp, acc, ident, accum, flags);
+    }
+}
+
+// ================================================================================================
+// veCSC -- CSC vector, one vector (k == 1).  A group of G lanes (G in {2,4,8,16,32}, a power of two
+// dividing 32, chosen by the backend from the mean column length) per column j: lane g of the group
+// reads entries p = colptr[j] + g, + G, ... (coalesced over the group), keeps a partial ADD, and the
+// group reduces with an xor butterfly of __shfl_xor_sync whose member mask names exactly the G lanes
+// of the group (groups of one warp may be in different iterations; no implicit warp synchrony is
+// assumed).  Lane 0 of the group owns y[j].
+//   G lanes per column; blockDim.x a multiple of 32; grid-stride loop over columns (group-uniform, so
+//   every lane of a group executes the same shuffles).  A masked-out column costs one mask byte.
+// ================================================================================================
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+                           const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
+                           const bool* __restrict__ mask, long long mask_js, int mask_mode,
+                           long long ncols, int G, int accum, int flags)
+{
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int glane = lane & (unsigned int)(G - 1);
+    const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (lane & ~(unsigned int)(G - 1)));
+    const long long groups = ((long long)gridDim.x * blockDim.x) / G;
+    for (long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; j < ncols; j += groups) {
+        const bool comp = spla_computed(mask, mask_mode, j * mask_js);
+        if (!comp) {
+            if (glane == 0) spla_store(y, j, false, ident, ident, accum, flags);
+            continue;
+        }
+        const long long start = spla_ld(colptr + j), end = spla_ld(colptr + j + 1);
+        T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + glane, end,
+                                                            (long long)G, ident, ident);
+        for (int off = G >> 1; off > 0; off >>= 1)
+            acc = Add::op(acc, spla_shfl_xor(members, acc, off, G));
+        if (glane == 0) spla_store(y, j, true, acc, ident, accum, flags);
+    }
+}
+
+// ================================================================================================
+// veCSC, block of k vectors.  A group of G lanes per column j (G = min(32, next power of two >= k);
+// a full warp per column when k >= 32); lane g owns the components c = g, g + G, ... < k of y[j, :]
+// and walks the column's entries for each, reading the broadcast rowidx[p] and u[i, c] coalesced
+// over the group.  No shuffle: each component has exactly one owner.
+//   Same arguments as scCSC plus G; grid-stride loop over columns.
+// ================================================================================================
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_vecsc_block(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+                                 const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
+                                 const bool* __restrict__ mask, long long mask_js, long long mask_cs,
+                                 int mask_mode, long long ncols, long long k, int G, int accum, int flags)
+{
+    const T ident = Add::template identity<T>();
+    const long long glane = (long long)(threadIdx.x & (unsigned int)(G - 1));
+    const long long groups = ((long long)gridDim.x * blockDim.x) / G;
+    for (long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; j < ncols; j += groups) {
+        for (long long c = glane; c < k; c += G) {
+            const bool comp = spla_computed(mask, mask_mode, j * mask_js + c * mask_cs);
+            T acc = ident;
+            if (comp) {
+                const long long start = spla_ld(colptr + j), end = spla_ld(colptr + j + 1);
+                acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, k, c, start, end, 1LL, acc,
+                                                                  ident);
+            }
+            spla_store(y, j * k + c, comp, acc, ident, accum, flags);
+        }
+    }
+}
+
+// ================================================================================================
+// scCOOC -- COO-by-column scalar.  One thread per (stored entry p, component c), c fastest: it reads
+// j = colidx[p], skips when y[j, c] is masked out (before reading rowidx or u), reads i = rowidx[p]
+// and x = u[i, c], skips when x is ADD's identity, else ADD-s v = MUL(x, a) into t[j, c] atomically.
+// t must hold ADD's identity beforehand; the merge into `out` is spla_merge (or nothing when there
+// is no out).  Idempotent monoids first peek at t[j, c] and skip atomics that cannot change it.
+//
+// k == 1 adds warp aggregation: the 32 lanes of a warp hold 32 consecutive entries, and colidx is
+// sorted (it is the CSC order; REQUIRED), so equal columns sit in contiguous lanes.  A segmented
+// reduction (5 steps of __shfl_down_sync over the full warp, each lane adding the partial of the lane
+// `off` above it only when that lane has the same column) leaves each column's warp-local total in
+// its first lane, which issues the only atomic for that column (none when the total is the
+// identity).  The loop is warp-uniform (lanes past the end hold column -1 and the identity), so
+// every lane reaches every shuffle.  Masked-out and identity-x entries contribute the identity.
+//   rowidx, colidx (nnz,) I; vals (nnz,) T; u (nrows*k,) T; t (ncols*k,) T; grid-stride over nnz*k.
+// ================================================================================================
+template <class Add, class T>
+SPLA_DEV void spla_atomic_update(T* dst, T v)
+{
+    if (Add::IDEMPOTENT) {
+        const T cur = *reinterpret_cast<volatile T*>(dst);
+        if (Add::op(cur, v) == cur) return;
+    }
+    Add::template atomic<T>(dst, v);
+}
+
+template <class T>
+SPLA_DEV T spla_shfl_down(T v, unsigned int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
+template <>
+SPLA_DEV bool spla_shfl_down<bool>(bool v, unsigned int delta)
+{
+    return __shfl_down_sync(0xffffffffu, (int)v, delta) != 0;
+}
+
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_sccooc(const I* __restrict__ rowidx, const I* __restrict__ colidx,
+                            const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ t,
+                            const bool* __restrict__ mask, long long mask_js, long long mask_cs, int mask_mode,
+                            long long nnz, long long k)
+{
+    const T ident = Add::template identity<T>();
+    const long long stride = (long long)gridDim.x * blockDim.x;  // a multiple of 32
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k == 1) {
+        const unsigned int lane = threadIdx.x & 31u;
+        for (long long base = tid - lane; base < nnz; base += stride) {  // warp-uniform
+            const long long p = base + lane;
+            I j = (I)-1;
+            T v = ident;
+            if (p < nnz) {
+                j = spla_ld(colidx + p);
+                if (spla_computed(mask, mask_mode, (long long)j * mask_js)) {
+                    const T x = spla_ld(u + (long long)spla_ld(rowidx + p));
+                    if (x != ident) v = Mul::op(x, spla_entry<T, PATTERN>(vals, p));
+                }
+            }
+            const I jprev = __shfl_up_sync(0xffffffffu, j, 1u);
+            for (unsigned int off = 1; off < 32; off <<= 1) {
+                const T vn = spla_shfl_down(v, off);
+                const I jn = __shfl_down_sync(0xffffffffu, j, off);
+                if (lane + off < 32 && jn == j) v = Add::op(v, vn);
+            }
+            if (p < nnz && (lane == 0 || jprev != j) && v != ident)
+                spla_atomic_update<Add, T>(t + (long long)j, v);
+        }
+        return;
+    }
+    for (long long q = tid; q < nnz * k; q += stride) {
+        const long long p = q / k, c = q - p * k;
+        const long long j = (long long)spla_ld(colidx + p);
+        if (!spla_computed(mask, mask_mode, j * mask_js + c * mask_cs)) continue;
+        const T x = spla_ld(u + (long long)spla_ld(rowidx + p) * k + c);
+        if (x == ident) continue;
+        spla_atomic_update<Add, T>(t + j * k + c, Mul::op(x, spla_entry<T, PATTERN>(vals, p)));
+    }
+}
+
+// ================================================================================================
+// merge -- out = computed ? (accum ? accum(out, t) : t) : (replace ? identity : out), elementwise.
+// One thread per output element q = j * k + c (grid-stride); used after scCOOC when there is an out.
+//   t, y (n*k,) T.
+// ================================================================================================
+template <class Add, class T>
+__global__ void spla_merge(const T* __restrict__ t, T* __restrict__ y, const bool* __restrict__ mask,
+                           long long mask_js, long long mask_cs, int mask_mode, long long n, long long k,
+                           int accum, int flags)
+{
+    const T ident = Add::template identity<T>();
+    const long long total = n * k;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += stride) {
+        long long j = q, c = 0;
+        if (k != 1) { j = q / k; c = q - j * k; }
+        const bool comp = spla_computed(mask, mask_mode, j * mask_js + c * mask_cs);
+        spla_store(y, q, comp, comp ? t[q] : ident, ident, accum, flags & ~SPLA_FRESH);
+    }
+}
+
+#endif  // SPLA_SPMV_CUH

@@ -1,0 +1,152 @@
+"""Masked semiring products on one vector or a block of k vectors: ``vxm`` and ``mxv``.
+
+    vxm:  y[j] = ADD_i MUL(u[i], A[i, j])        (y = u ⊕.⊗ A,  pulls along columns of A)
+    mxv:  y[i] = ADD_j MUL(A[i, j], u[j])        (y = A ⊕.⊗ u,  computed as a vxm over A.T)
+
+Every argument is checked here, at the door; the backends (``spla.backends.cpu`` and
+``spla.backends.gpu``) receive validated, device-resident arrays.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from . import device as _dev
+from . import semirings as _sr
+from .errors import DimensionMismatch, DomainMismatch, KernelUnavailable, UnknownNameError
+from .matrix import Matrix
+
+log = logging.getLogger("spla")
+
+KERNELS = ("scCSC", "veCSC", "scCOOC")
+_KERNEL_BY_LOWER = {k.lower(): k for k in KERNELS}
+
+
+def normalize_kernel(kernel) -> str:
+    """'auto' or the canonical spelling of a kernel name (case-insensitive)."""
+    if isinstance(kernel, str):
+        if kernel.lower() == "auto":
+            return "auto"
+        if kernel.lower() in _KERNEL_BY_LOWER:
+            return _KERNEL_BY_LOWER[kernel.lower()]
+    raise UnknownNameError(f"unknown kernel {kernel!r}; use 'auto' or one of {', '.join(KERNELS)}")
+
+
+def _backend(device):
+    if _dev.is_gpu(device):
+        from .backends import gpu
+
+        return gpu
+    from .backends import cpu
+
+    return cpu
+
+
+def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, replace=False, kernel="auto"):
+    """y = u ⊕.⊗ A:  y[j] = ADD_i MUL(u[i], A[i, j]).
+
+    Parameters
+    ----------
+    u : array (nrows,) or (nrows, k), C-contiguous, NumPy on "cpu" / CuPy on "gpu:N"
+        One vector, or a block of k independent vectors (row i holds vertex i's k values).
+        Its dtype is the product's domain; A's values are cast to it.  An entry equal to
+        the semiring's additive identity contributes nothing.
+    A : spla.Matrix (nrows, ncols)
+    semiring : str or spla.semirings.Semiring, e.g. "plus_times", "any_pair", "bor_first"
+    mask : bool array (ncols,) or (ncols, k), optional
+        Which outputs to compute; a (ncols,) mask is shared by a block's k vectors.
+    complement : bool
+        Compute where ``mask`` is False instead.
+    accum : str, optional
+        One of plus, min, max, lor, bor, first, second: ``out = accum(out, result)`` where
+        computed.  Needs ``out``.
+    out : array shaped and typed like the result, optional
+        Written in place and returned.  Outputs not computed keep their value, or
+        become the identity when ``replace=True``.  Without ``out`` they are the identity.
+    kernel : "auto", "scCSC", "veCSC" or "scCOOC"
+        GPU kernel; "auto" picks by :func:`spla.choose_kernel`.  The CPU backend has one
+        vectorised implementation and only validates the name.
+
+    Returns
+    -------
+    array (ncols,) or (ncols, k) of u.dtype.
+    """
+    return _product(u, A, semiring, mask, complement, accum, out, replace, kernel, transpose=False)
+
+
+def mxv(A, u, semiring, *, mask=None, complement=False, accum=None, out=None, replace=False, kernel="auto"):
+    """y = A ⊕.⊗ u:  y[i] = ADD_j MUL(A[i, j], u[j]).
+
+    Same arguments as :func:`vxm`, with u of shape (ncols,) or (ncols, k) and the result
+    (nrows,) or (nrows, k).  Runs as a vxm over the cached transpose ``A.T`` (``A``
+    itself for an undirected graph).
+    """
+    return _product(u, A, semiring, mask, complement, accum, out, replace, kernel, transpose=True)
+
+
+def _product(u, A, semiring, mask, complement, accum, out, replace, kernel, transpose):
+    name = "mxv" if transpose else "vxm"
+    if not isinstance(A, Matrix):
+        raise TypeError(f"{name}: A must be a spla.Matrix, got {type(A).__name__}; build one with "
+                        "spla.Matrix.from_scipy / from_edges / from_networkx")
+    semiring = _sr.get(semiring)
+    kernel = normalize_kernel(kernel)
+    _dev.check_same_device("u", u, A.device)
+    n_in, n_out = (A.shape[1], A.shape[0]) if transpose else (A.shape[0], A.shape[1])
+    if u.ndim not in (1, 2):
+        raise DimensionMismatch(f"{name}: u must be 1-D (n,) or a 2-D block (n, k), got shape {u.shape}")
+    if u.shape[0] != n_in:
+        raise DimensionMismatch(f"{name}: u has {u.shape[0]} rows but A of shape {A.shape} needs {n_in}")
+    if np.dtype(u.dtype) not in semiring.dtypes:
+        raise DomainMismatch(f"{name}: semiring {semiring.name} is not defined on dtype {u.dtype}; "
+                             f"it accepts {', '.join(str(d) for d in semiring.dtypes)}")
+    xp = A.xp
+    if not u.flags.c_contiguous:
+        u = xp.ascontiguousarray(u)
+    out_shape = (n_out,) + tuple(u.shape[1:])
+    if mask is not None:
+        _dev.check_same_device("mask", mask, A.device)
+        if mask.dtype != np.bool_:
+            raise DomainMismatch(f"{name}: mask must be a bool array, got dtype {mask.dtype}; use mask.astype(bool)")
+        if mask.shape != out_shape and not (u.ndim == 2 and mask.shape == (n_out,)):
+            raise DimensionMismatch(f"{name}: mask has shape {mask.shape} but the output has shape {out_shape}"
+                                    + (f" (a block also accepts ({n_out},))" if u.ndim == 2 else ""))
+        if not mask.flags.c_contiguous:
+            mask = xp.ascontiguousarray(mask)
+    elif complement:
+        raise ValueError(f"{name}: complement=True needs a mask")
+    if accum is not None:
+        if accum not in _sr.ACCUM_OPS:
+            raise UnknownNameError(f"{name}: unknown accum {accum!r}; use one of {', '.join(_sr.ACCUM_OPS)}")
+        if out is None:
+            raise ValueError(f"{name}: accum={accum!r} needs out= (the array to accumulate into)")
+        if np.dtype(u.dtype) not in _sr.accum_dtypes(accum):
+            raise DomainMismatch(f"{name}: accum {accum!r} is not defined on dtype {u.dtype}")
+    if out is not None:
+        _dev.check_same_device("out", out, A.device)
+        if out.shape != out_shape:
+            raise DimensionMismatch(f"{name}: out has shape {out.shape} but the result has shape {out_shape}")
+        if out.dtype != u.dtype:
+            raise DomainMismatch(f"{name}: out has dtype {out.dtype} but the result has u's dtype {u.dtype}")
+        if not out.flags.c_contiguous:
+            raise ValueError(f"{name}: out must be C-contiguous")
+    M = A.T if transpose else A
+    backend = _backend(A.device)
+    k = 1 if u.ndim == 1 else u.shape[1]
+    if kernel == "auto":
+        from .selection import choose_kernel
+
+        kernel, reason = choose_kernel(M, k=k, semiring=semiring, dtype=u.dtype)
+    else:
+        reason = "requested"
+        ok, why = backend.supports(kernel, semiring, u.dtype)
+        if not ok:
+            raise KernelUnavailable(f"{name}: kernel {kernel} cannot run {semiring.name} on {u.dtype}: {why}; "
+                                    "use kernel='auto' or another kernel")
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("%s %s %s shape=%s k=%d mask=%s kernel=%s (%s) device=%s", name, semiring.name, u.dtype,
+                  A.shape, k, "none" if mask is None else ("~mask" if complement else "mask"), kernel, reason,
+                  A.device)
+    return backend.vxm(u, M, semiring, mask, bool(complement), accum, out, bool(replace), kernel, swap=transpose)

@@ -1,0 +1,118 @@
+"""Choosing a GPU kernel from the shape of the graph: the scale-free metric.
+
+Li et al.'s s-metric of a graph is  s(G) = Σ_{(u,v) ∈ E} deg(u)·deg(v),  large when
+high-degree vertices link to each other.  TurboBC picks its kernel by a "scale-free
+metric" and reports values in [1, 224] for the graphs where its scalar kernels won
+and [5846, 651837] where its warp-per-column kernel won; those ranges match
+
+    scf(A) = s(G) / m = mean over the m stored arcs (u -> v) of deg(u)·deg(v)
+
+with deg = out-degree (stored entries per row), which is spla's normalisation: it is
+d² for a d-regular graph and grows with both the mean degree and the degree skew.
+
+``choose_kernel`` applies the rule below; the thresholds were calibrated on the
+benchmark graphs (docs/benchmarks.md, docs/img/kernel_vs_metric.png):
+
+* k-blocks of 8 or more vectors: ``veCSC`` (a warp per column, lanes over the k values:
+  every gathered row is one coalesced read);
+* ``scf >= VECTOR_SCF`` (long, skewed columns): ``veCSC``;
+* a few columns far longer than the mean (max in-degree >= COOC_SKEW x mean) in an
+  otherwise short-columned graph: ``scCOOC`` (a thread per entry has no long tail);
+* otherwise ``scCSC`` (a thread per column).
+
+A kernel that cannot run the semiring/dtype (``backend.supports``) is skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import device as _dev
+
+VECTOR_SCF = 1000.0
+COOC_SKEW = 64.0
+BLOCK_K = 8
+
+
+def scale_free_metric(A) -> float:
+    """scf(A) = Σ_{stored (i, j)} outdeg(i)·outdeg(j) / nnz   (float; 0.0 for an empty matrix).
+
+    For a rectangular matrix the degrees are row counts for i and column counts for j.
+    """
+    key = "scale_free_metric"
+    if key in A._cache:
+        return A._cache[key]
+    if A.nnz == 0:
+        A._cache[key] = 0.0
+        return 0.0
+    xp = A.xp
+    out_deg = A.out_degree().astype(np.float64)
+    deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
+    # Σ_p deg(row_p) deg(col_p) = Σ_j deg(j) Σ_{p in col j} deg(row_p)
+    row_deg_sum = _segment_sum(out_deg[A.rowidx], A.colptr, xp)
+    s = float((row_deg_sum * deg_j).sum())
+    A._cache[key] = s / A.nnz
+    return A._cache[key]
+
+
+def _segment_sum(values, colptr, xp):
+    c = xp.concatenate([xp.zeros(1, dtype=np.float64), xp.cumsum(values)])
+    return c[colptr[1:]] - c[colptr[:-1]]
+
+
+def _column_stats(A):
+    key = "column_stats"
+    if key not in A._cache:
+        lengths = A.in_degree()
+        if A.shape[1] == 0:
+            A._cache[key] = (0, 0.0)
+        else:
+            A._cache[key] = (int(lengths.max()), float(lengths.mean()))
+    return A._cache[key]
+
+
+def choose_kernel(A, k=1, semiring=None, dtype=None):
+    """(kernel name, one-line reason) for products whose outputs are A's columns.
+
+    k: vectors per product (1 or the block width); semiring/dtype: skip kernels that
+    cannot run them.
+    """
+    from . import semirings as _sr
+
+    backend = _backend_for(A)
+    semiring = None if semiring is None else _sr.get(semiring)
+    dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
+    scf = scale_free_metric(A)
+    max_len, mean_len = _column_stats(A)
+    if k >= BLOCK_K:
+        order = ("veCSC", "scCSC", "scCOOC")
+        why = f"block of k={k} vectors: a warp per column with lanes over the k values reads each row coalesced"
+    elif scf >= VECTOR_SCF:
+        order = ("veCSC", "scCOOC", "scCSC")
+        why = f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g}: long skewed columns, a lane group per column"
+    elif mean_len > 0 and max_len >= COOC_SKEW * mean_len:
+        order = ("scCOOC", "veCSC", "scCSC")
+        why = (f"scale-free metric {scf:.4g} < {VECTOR_SCF:g} but max column length {max_len} >= "
+               f"{COOC_SKEW:g} x mean {mean_len:.3g}: a thread per entry avoids the hub columns' tail")
+    else:
+        order = ("scCSC", "veCSC", "scCOOC")
+        why = f"scale-free metric {scf:.4g} < {VECTOR_SCF:g} and short columns: a thread per column"
+    if semiring is not None:
+        for i, name in enumerate(order):
+            ok, reason = backend.supports(name, semiring, dtype)
+            if ok:
+                if i:
+                    why += f"; {order[0]} cannot run {semiring.name} on {dtype} ({reason})"
+                return name, why
+        raise AssertionError("no kernel supports this semiring")  # CSC kernels support every semiring
+    return order[0], why
+
+
+def _backend_for(A):
+    if _dev.is_gpu(A.device):
+        from .backends import gpu
+
+        return gpu
+    from .backends import cpu
+
+    return cpu

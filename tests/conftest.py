@@ -1,0 +1,47 @@
+"""Shared test configuration: hypothesis profiles, the ``device`` fixture, the ``gpu`` marker.
+
+Hypothesis profiles (choose with ``HYPOTHESIS_PROFILE=<name>``):
+
+* ``ci`` (the default when the environment has ``CI`` set): derandomized, so CI is
+  reproducible and never flaky; no example database; no deadline;
+* ``dev`` (the default otherwise): random exploration, no deadline;
+* ``thorough``: ten times the examples (also ``SPLA_TEST_SCALE=10``, which scales the
+  per-test ``max_examples`` through ``spla.testing.scaled``).
+
+``device`` fixture: every test that takes ``device`` runs on "cpu" and on "gpu:0"; the GPU
+leg carries the ``gpu`` marker (``pytest -m gpu`` runs only those) and is skipped when CuPy
+sees no GPU.  Any test marked ``gpu`` is skipped without a GPU.
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import spla
+from spla.testing import device_params
+
+# the device fixture is a plain string, safe to share between a test's examples
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+
+settings.register_profile("ci", deadline=None, derandomize=True, database=None, print_blob=True,
+                          suppress_health_check=_SLOW_OK)
+settings.register_profile("dev", deadline=None, print_blob=True, suppress_health_check=_SLOW_OK)
+settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True,
+                          suppress_health_check=_SLOW_OK)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(params=device_params(), scope="session")
+def device(request):
+    """"cpu" or "gpu:0" (the latter marked gpu, skipped without a GPU)."""
+    return request.param
+
+
+def pytest_collection_modifyitems(config, items):
+    if spla.gpu_available():
+        return
+    skip = pytest.mark.skip(reason="no GPU: CuPy is not installed or sees no CUDA device")
+    for item in items:
+        if item.get_closest_marker("gpu") is not None:
+            item.add_marker(skip)

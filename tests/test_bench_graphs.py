@@ -1,0 +1,310 @@
+"""CPU tests of the benchmark harness: graph generators, references, CLI, report, plots.
+
+The GPU measurements themselves run on the device (``python -m benchmarks``);
+here we check that the graphs are the ones the seeds used, that the references
+the harness checks results against agree with networkx, and that a tiny run of
+the harness works end to end on the CPU backend.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from benchmarks import graphs as G
+from benchmarks import reference as R
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _keys(src, dst, n):
+    """Canonical undirected edge keys (min*n + max)."""
+    return np.minimum(src, dst) * n + np.maximum(src, dst)
+
+
+def _spla_ready() -> bool:
+    try:
+        import spla  # noqa: F401
+
+        return hasattr(spla, "Matrix") and hasattr(spla, "vxm")
+    except Exception:  # noqa: BLE001
+        return False
+
+
+# --------------------------------------------------------------------------- Mycielski
+def test_mycielski15_counts_match_turbobc():
+    assert G.mycielski_counts(15) == (24_575, 5_555_555)
+    assert G.mycielski_counts(17) == (98_303, 50_122_871)  # TurboBC: 100,245,742 stored
+    src, dst, n, directed = G.mycielski(15)
+    assert (n, directed) == (24_575, False)
+    assert src.dtype == np.int64 and dst.dtype == np.int64
+    assert src.size == 5_555_555
+    assert not (src == dst).any()
+    # each undirected edge once: symmetrised, 11,111,110 stored entries
+    assert 2 * np.unique(_keys(src, dst, n)).size == 11_111_110
+
+
+@pytest.mark.skipif(not _spla_ready(), reason="spla engine not importable")
+def test_mycielski15_stored_entries_in_spla():
+    import spla
+
+    src, dst, n, _ = G.mycielski(15)
+    A = spla.Matrix.from_edges(src, dst, n=n, directed=False, device="cpu")
+    assert A.shape == (24_575, 24_575) and A.nnz == 11_111_110
+
+
+@pytest.mark.parametrize("k", range(1, 9))
+def test_mycielski_equals_networkx(k):
+    src, dst, n, _ = G.mycielski(k)
+    ref = nx.mycielski_graph(k)
+    assert n == ref.number_of_nodes() == G.mycielski_counts(k)[0]
+    assert src.size == ref.number_of_edges() == G.mycielski_counts(k)[1]
+    ours = {frozenset(e) for e in zip(src.tolist(), dst.tolist())}
+    assert ours == {frozenset(e) for e in ref.edges()}
+
+
+# --------------------------------------------------------------------------- Kronecker
+def test_kronecker_sizes_and_determinism():
+    src, dst, n, directed = G.kronecker(10, edge_factor=16, seed=3)
+    assert (n, directed, src.size, dst.size) == (1024, False, 16 * 1024, 16 * 1024)
+    assert src.min() >= 0 and max(src.max(), dst.max()) < n
+    # same edges whatever the thread count (chunks have their own seeds)
+    s1, d1, _, _ = G.kronecker(10, seed=3, chunk=4096, threads=1)
+    s4, d4, _, _ = G.kronecker(10, seed=3, chunk=4096, threads=4)
+    assert np.array_equal(s1, s4) and np.array_equal(d1, d4)
+    # skewed degrees: R-MAT with a=0.57 concentrates edges on few vertices
+    deg = np.bincount(np.concatenate([src, dst]), minlength=n)
+    assert deg.max() > 20 * deg.mean()
+
+
+def test_kronecker_quadrant_probabilities():
+    # one bit: P(row bit = 1) = c + d = 0.24, P(col bit = 1) = b + d = 0.24
+    src, dst, _, _ = G.kronecker(1, edge_factor=200_000, seed=0)
+    assert abs(src.mean() - 0.24) < 0.01 and abs(dst.mean() - 0.24) < 0.01
+    both = np.mean((src == 0) & (dst == 0))
+    assert abs(both - 0.57) < 0.01
+
+
+# ---------------------------------------------------------------- WS, BA and the grid
+def test_grid_matches_networkx():
+    src, dst, n, _ = G.grid_2d(7, 5)
+    ref = nx.grid_2d_graph(7, 5)
+    idx = {v: i for i, v in enumerate(ref)}
+    assert n == 35 and src.size == 7 * 4 + 6 * 5
+    assert {frozenset(e) for e in zip(src.tolist(), dst.tolist())} == \
+        {frozenset((idx[a], idx[b])) for a, b in ref.edges()}
+
+
+@pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 1.0])
+def test_watts_strogatz_degree_sum(p):
+    n, k = 2000, 10
+    src, dst, nn, _ = G.watts_strogatz(n, k, p, seed=4)
+    assert nn == n and src.size == n * k // 2
+    assert not (src == dst).any()
+    assert np.unique(_keys(src, dst, n)).size == n * k // 2  # no multi-edges
+    assert np.bincount(np.concatenate([src, dst]), minlength=n).sum() == n * k
+    lattice = G.watts_strogatz(n, k, 0.0)
+    moved = np.mean(dst != lattice[1])
+    assert abs(moved - p) < 0.05
+
+
+@pytest.mark.parametrize("n,m", [(50, 1), (2000, 3), (5000, 4)])
+def test_barabasi_albert_degree_sum(n, m):
+    src, dst, nn, _ = G.barabasi_albert(n, m, seed=2)
+    assert nn == n and src.size == m * (n - m)
+    assert not (src == dst).any()
+    assert np.unique(_keys(src, dst, n)).size == m * (n - m)  # m distinct targets each
+    deg = np.bincount(np.concatenate([src, dst]), minlength=n)
+    assert deg.sum() == 2 * m * (n - m) and deg.min() >= m
+    # every new vertex t attaches to earlier vertices
+    new = src >= m + 1
+    assert (dst[new] < src[new]).all()
+    if m == 1:
+        g = nx.Graph(list(zip(src.tolist(), dst.tolist())))
+        assert nx.is_tree(g)
+
+
+def test_barabasi_albert_is_preferential():
+    # the heaviest vertex of BA(n=20000, m=4) has degree ~ m * sqrt(n) (networkx: ~400)
+    src, dst, n, _ = G.barabasi_albert(20_000, 4, seed=0)
+    deg = np.bincount(np.concatenate([src, dst]), minlength=n)
+    ref = nx.barabasi_albert_graph(20_000, 4, seed=0)
+    ref_max = max(d for _, d in ref.degree())
+    assert ref_max / 3 < deg.max() < ref_max * 3
+
+
+def test_registry_and_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPLA_BENCH_CACHE", str(tmp_path))
+    for name in ("myc15", "kron18", "ws100k", "ba1M_m4", "grid400", "musae-facebook"):
+        assert name in G.GRAPHS
+    (s1, d1, n1, _), info1 = G.load_edges("kron10")
+    (s2, d2, n2, _), info2 = G.load_edges("kron10")
+    assert not info1["cached"] and info2["cached"]
+    assert n1 == n2 and np.array_equal(s1, s2) and s2.dtype == np.int64
+    assert not (s1 == d1).any()  # self-loops dropped for generated graphs
+
+
+def test_real_graph_loads():
+    try:
+        G.real_path("jazz")
+    except FileNotFoundError:
+        pytest.skip("shared graphs not present")
+    src, dst, n, directed = G.real("jazz")
+    assert n == 198 and not directed
+    assert np.unique(_keys(src, dst, n)).size == 2742
+
+
+# --------------------------------------------------------------------------- references
+@pytest.mark.parametrize("directed", [False, True])
+def test_references_match_networkx(directed):
+    g = nx.gnp_random_graph(80, 0.05, seed=7, directed=directed)
+    g.add_edge(3, 3)  # a self-loop
+    n = g.number_of_nodes()
+    e = np.array(list(g.edges()))
+    A = R.adjacency(e[:, 0], e[:, 1], n, directed)
+    S = [0, 5, 11]
+    want = nx.betweenness_centrality_subset(g, S, list(g), normalized=False)
+    assert R.allclose_report(R.betweenness_subset(A, S, directed), [want[v] for v in range(n)])[0]
+    A_in = A.T.tocsr() if directed else A
+    cc = nx.closeness_centrality(g)
+    assert R.allclose_report(R.closeness_of(A_in, range(n)), [cc[v] for v in range(n)])[0]
+    sod = [sum(nx.single_source_shortest_path_length(g, v).values()) for v in range(n)]
+    assert R.allclose_report(R.sum_of_distances_of(A, range(n)), sod)[0]
+    deg = dict(g.out_degree() if directed else g.degree())
+    # networkx counts a self-loop twice in an undirected degree; the reference counts stored arcs
+    deg = {v: d - (1 if (not directed and g.has_edge(v, v)) else 0) for v, d in deg.items()}
+    vol2 = [sum(deg[u] for u in nx.single_source_shortest_path_length(g, v, cutoff=2)) for v in range(n)]
+    assert R.allclose_report(R.daccer_volume_of(A, range(n), 2), vol2)[0]
+    pr = nx.pagerank(g, tol=1e-12, max_iter=1000)
+    x, _ = R.pagerank(A, tol=1e-12)
+    assert R.allclose_report(x, [pr[v] for v in range(n)], rtol=1e-8)[0]
+
+
+def test_reference_sigma_on_grid():
+    # 400x400 grid: shortest-path counts reach C(798, 399) ~ 1e239, finite in float64
+    src, dst, n, _ = G.grid_2d(60, 60)
+    A = R.adjacency(src, dst, n, False)
+    bc = R.betweenness_subset(A, [0], False)
+    g = nx.grid_2d_graph(60, 60)
+    want = nx.betweenness_centrality_subset(g, [(0, 0)], list(g), normalized=False)
+    assert R.allclose_report(bc, [want[v] for v in g], rtol=1e-9)[0]
+
+
+# --------------------------------------------------------------------------- harness
+def _env(tmp_path):
+    env = dict(os.environ)
+    env["SPLA_BENCH_CACHE"] = str(tmp_path / "cache")
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_cli_help(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], cwd=REPO, env=_env(tmp_path),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "--quick" in r.stdout and "--only" in r.stdout
+
+
+@pytest.mark.skipif(not _spla_ready(), reason="spla engine not importable")
+def test_tiny_run_on_cpu(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "benchmarks", "--tiny", "--device", "cpu",
+                        "--only", "spmv,bc_single,pagerank", "--out", str(out), "--budget-s", "60"],
+                       cwd=REPO, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    files = list(out.glob("*/*.json"))
+    assert len(files) == 1 and files[0].with_suffix(".md").is_file()
+    data = json.loads(files[0].read_text())
+    assert data["device"]["kind"] == "cpu"
+    assert {s: v["status"] for s, v in data["sections"].items()} == \
+        {"spmv": "ok", "bc_single": "ok", "pagerank": "ok"}
+    ours = [x for x in data["records"] if x.get("system") == "spla" and x.get("median_ms") is not None]
+    assert ours, "no spla measurement recorded"
+    assert all(x["status"] == "ok" for x in ours)
+    bad = [x for x in data["records"] if x.get("checked") is False]
+    assert not bad, bad[:3]
+    assert any(x.get("measure") == "vxm" and x.get("kernel") == "scCOOC" for x in ours)
+
+
+def _fake_results() -> dict:
+    """A results dict shaped like a GPU run's (for the report and the plots)."""
+    recs = []
+    for g, n, arcs, metric in (("kron20", 2**20, 31_000_000, 900.0), ("grid2000", 4_000_000, 16_000_000, 16.0)):
+        for k, t in (("scCSC", 0.4), ("veCSC", 0.3), ("scCOOC", 0.5), ("auto", 0.3)):
+            recs.append({"section": "spmv", "graph": g, "n": n, "arcs": arcs, "big": True, "measure": "vxm",
+                         "system": "spla", "kernel": k, "median_ms": t, "status": "ok", "checked": True,
+                         "device": "gpu", "mem_peak_bytes": 8 * (n + arcs), "frac_copy_bw": 0.7})
+            recs.append({"section": "spmv", "graph": g, "n": n, "arcs": arcs, "big": True,
+                         "measure": "vxm_masked90", "system": "spla", "kernel": k, "median_ms": t / 5,
+                         "status": "ok", "checked": True, "device": "gpu"})
+            recs.append({"section": "spmv", "graph": g, "n": n, "arcs": arcs, "big": True,
+                         "measure": "vxm_block32", "system": "spla", "kernel": k, "median_ms": t * 3,
+                         "status": "ok", "checked": True, "device": "gpu"})
+        recs.append({"section": "spmv", "graph": g, "n": n, "arcs": arcs, "big": True, "measure": "vxm",
+                     "system": "cusparse", "kernel": "csr", "median_ms": 0.33, "status": "ok", "checked": True,
+                     "device": "gpu"})
+        for k, t in (("auto", 3.0), ("scCSC", 3.5), ("veCSC", 3.0), ("scCOOC", 4.0)):
+            recs.append({"section": "bc_single", "graph": g, "n": n, "arcs": arcs, "measure": "bc_single",
+                         "system": "spla", "kernel": k, "median_ms": t, "status": "ok", "checked": True,
+                         "mem_peak_bytes": 12 * (n + arcs), "device": "gpu"})
+        recs.append({"section": "bc_single", "graph": g, "n": n, "arcs": arcs, "measure": "bc_single",
+                     "system": "turbobc", "median_ms": 4.17, "status": "ok", "anchor": True})
+    recs.append({"section": "bc_all", "graph": "musae-facebook", "n": 22470, "arcs": 342_000,
+                 "measure": "bc_all", "system": "spla", "median_ms": 400.0, "status": "ok", "checked": True,
+                 "mem_peak_bytes": 10**8, "device": "gpu"})
+    recs.append({"section": "bc_all", "graph": "musae-facebook", "n": 22470, "arcs": 342_000,
+                 "measure": "bc_all", "system": "networkit-16t", "median_ms": 19400.0, "status": "ok"})
+    recs.append({"section": "daccer", "graph": "ba1M_m4", "n": 10**6, "arcs": 8 * 10**6, "measure": "daccer",
+                 "system": "spla", "radius": 1, "median_ms": 3.0, "status": "ok", "checked": True})
+    recs.append({"section": "pagerank", "graph": "kron20", "measure": "spmv_f64", "system": "cusparse",
+                 "median_ms": 0.4, "status": "ok"})
+    recs.append({"section": "pagerank", "graph": "kron20", "measure": "pagerank_per_iteration",
+                 "system": "spla", "median_ms": 0.5, "status": "ok"})
+    recs.append({"section": "closeness", "graph": "jazz", "measure": "closeness", "system": "spla",
+                 "status": "error", "error": "boom"})
+    return {"schema": 1, "date": "2026-01-01", "runs": [{"mode": "quick"}],
+            "device": {"name": "NVIDIA Test GPU", "slug": "nvidia-test-gpu", "copy_bandwidth": {"GBps": 3000.0}},
+            "graphs": {"kron20": {"n": 2**20, "arcs": 31_000_000, "scale_free_metric": 900.0,
+                                  "choose_kernel": ["veCSC", "x"]},
+                       "grid2000": {"n": 4_000_000, "arcs": 16_000_000, "scale_free_metric": 16.0}},
+            "sections": {"closeness": {"status": "error", "error": "boom"}}, "records": recs}
+
+
+def test_report_headlines():
+    from benchmarks.report import headlines, markdown_report
+
+    data = _fake_results()
+    md = markdown_report(data)
+    assert "NVIDIA Test GPU" in md and "kron20" in md and "boom" in md
+    hl = {h["what"]: h for h in headlines(data)}
+    sp = next(h for w, h in hl.items() if w.startswith("best spla kernel"))
+    assert sp["ok"]  # 0.33 / 0.3 = 1.1 >= 0.8
+    mask = next(h for w, h in hl.items() if w.startswith("90%"))
+    assert mask["ok"]  # 5x
+    block = next(h for w, h in hl.items() if w.startswith("k=32"))
+    assert block["ok"]  # 32 * 0.3 / 0.9 = 10.7
+    nk = next(h for w, h in hl.items() if "NetworKit" in w)
+    assert nk["ok"]  # 19.4 s / 0.4 s = 48.5x
+
+
+def test_plot_writes_between_markers(tmp_path):
+    pytest.importorskip("matplotlib")
+    from benchmarks import plot
+
+    res = tmp_path / "r.json"
+    res.write_text(json.dumps(_fake_results()))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "benchmarks.md").write_text(f"# Mine\n\nkeep me\n\n{plot.BEGIN}\nold\n{plot.END}\n\ntail stays\n")
+    assert plot.main([str(res), "--docs", str(docs)]) == 0
+    text = (docs / "benchmarks.md").read_text()
+    assert text.startswith("# Mine\n\nkeep me") and text.rstrip().endswith("tail stays")
+    assert "old" not in text and "NVIDIA Test GPU" in text
+    for kind in ("times", "kernels", "memory"):
+        assert (docs / "img" / f"bench-{kind}-nvidia-test-gpu.png").stat().st_size > 1000

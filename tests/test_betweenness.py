@@ -1,0 +1,214 @@
+"""Betweenness (vertex and edge) and BFS levels against networkx and exact arithmetic."""
+
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import spla
+from algorithms import betweenness_centrality, bfs_levels, edge_betweenness_centrality
+from spla.testing import graphs
+
+RTOL = 1e-9
+
+
+def as_array(d, G):
+    return np.array([d[v] for v in G], dtype=np.float64)
+
+
+def assert_edge_bc_equal(E, ref, G):
+    index = {v: i for i, v in enumerate(G)}
+    E = E.tocsc()
+    assert E.shape == (len(G), len(G))
+    for (u, v), val in ref.items():
+        assert E[index[u], index[v]] == pytest.approx(val, rel=RTOL, abs=1e-12)
+        if not G.is_directed():
+            assert E[index[v], index[u]] == pytest.approx(val, rel=RTOL, abs=1e-12)
+    # nothing outside the graph's arcs
+    assert E.nnz == nx.to_scipy_sparse_array(G, nodelist=list(G)).nnz
+
+
+NAMED = {
+    "karate": nx.karate_club_graph(),
+    "les_miserables": nx.les_miserables_graph(),
+    "florentine": nx.florentine_families_graph(),
+    "davis": nx.davis_southern_women_graph(),
+    "grid": nx.grid_2d_graph(6, 7),
+    "star": nx.star_graph(9),
+    "path": nx.path_graph(12),
+    "complete": nx.complete_graph(8),
+    "directed_gnp": nx.gnp_random_graph(40, 0.08, seed=7, directed=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+@pytest.mark.parametrize("opts", [{}, {"normalized": False}, {"endpoints": True},
+                                  {"endpoints": True, "normalized": False}])
+def test_named_graphs_match_networkx(name, opts, device):
+    G = NAMED[name]
+    got = betweenness_centrality(G, device=device, **opts)
+    np.testing.assert_allclose(got, as_array(nx.betweenness_centrality(G, **opts), G), rtol=RTOL, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_graphs_edge_bc(name, device):
+    G = NAMED[name]
+    for normalized in (True, False):
+        E = edge_betweenness_centrality(G, normalized=normalized, device=device)
+        assert_edge_bc_equal(E, nx.edge_betweenness_centrality(G, normalized=normalized), G)
+
+
+@settings(max_examples=60, deadline=None)
+@given(G=graphs(max_nodes=14), normalized=st.booleans(), endpoints=st.booleans(),
+       batch=st.sampled_from(["auto", 1, 2, 5]))
+def test_random_graphs_match_networkx(G, normalized, endpoints, batch):
+    got = betweenness_centrality(G, normalized=normalized, endpoints=endpoints, batch_size=batch, device="cpu")
+    ref = as_array(nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints), G)
+    np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(G=graphs(min_nodes=1, max_nodes=14), data=st.data())
+def test_sampled_sources_match_networkx(G, data):
+    n = len(G)
+    k = data.draw(st.integers(0, n), label="k")
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    normalized = data.draw(st.booleans(), label="normalized")
+    endpoints = data.draw(st.booleans(), label="endpoints")
+    try:
+        ref = as_array(nx.betweenness_centrality(G, k=k, seed=seed, normalized=normalized, endpoints=endpoints), G)
+    except ZeroDivisionError:  # k = 0: networkx divides by zero, spla says why
+        with pytest.raises(ValueError, match="k=0"):
+            betweenness_centrality(G, k=k, seed=seed, normalized=normalized, endpoints=endpoints, device="cpu")
+        return
+    got = betweenness_centrality(G, k=k, seed=seed, normalized=normalized, endpoints=endpoints, device="cpu")
+    np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12, equal_nan=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(G=graphs(min_nodes=1, max_nodes=14), data=st.data())
+def test_subset_sources_match_networkx(G, data):
+    nodes = list(G)
+    S = data.draw(st.lists(st.sampled_from(nodes), unique=True, max_size=len(nodes)), label="sources")
+    normalized = data.draw(st.booleans(), label="normalized")
+    got = betweenness_centrality(G, sources=S, normalized=normalized, device="cpu")
+    ref = as_array(nx.betweenness_centrality_subset(G, S, nodes, normalized=normalized), G)
+    np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(G=graphs(max_nodes=12), normalized=st.booleans(), k=st.none() | st.integers(0, 12), seed=st.integers(0, 99))
+def test_random_graphs_edge_bc(G, normalized, k, seed):
+    if k is not None and k > len(G):
+        k = len(G)
+    try:
+        ref = nx.edge_betweenness_centrality(G, normalized=normalized, k=k, seed=seed)
+    except ZeroDivisionError:
+        with pytest.raises(ValueError, match="k=0"):
+            edge_betweenness_centrality(G, normalized=normalized, k=k, seed=seed, device="cpu")
+        return
+    E = edge_betweenness_centrality(G, normalized=normalized, k=k, seed=seed, device="cpu")
+    index = {v: i for i, v in enumerate(G)}
+    for (u, v), val in ref.items():
+        assert E[index[u], index[v]] == pytest.approx(val, rel=RTOL, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(G=graphs(min_nodes=1, max_nodes=16), data=st.data())
+def test_bfs_levels_match_networkx(G, data):
+    s = data.draw(st.sampled_from(list(G)), label="source")
+    dist = nx.single_source_shortest_path_length(G, s)
+    ref = np.array([dist.get(v, -1) for v in G])
+    np.testing.assert_array_equal(bfs_levels(G, s, device="cpu"), ref)
+
+
+def test_accepts_scipy_and_matrix_inputs(device):
+    G = nx.karate_club_graph()
+    ref = as_array(nx.betweenness_centrality(G), G)
+    S = nx.to_scipy_sparse_array(G, nodelist=list(G))
+    np.testing.assert_allclose(betweenness_centrality(S, device=device), ref, rtol=RTOL)
+    A = spla.Matrix.from_scipy(S, device=device)
+    np.testing.assert_allclose(betweenness_centrality(A), ref, rtol=RTOL)
+    for kernel in spla.KERNELS:
+        np.testing.assert_allclose(betweenness_centrality(A, kernel=kernel, batch_size=7), ref, rtol=RTOL)
+        np.testing.assert_allclose(betweenness_centrality(A, kernel=kernel, batch_size=1), ref, rtol=RTOL)
+
+
+def test_tiny_graphs(device):
+    for G in (nx.Graph(), nx.empty_graph(1), nx.path_graph(2), nx.DiGraph([(0, 1)]), nx.empty_graph(5)):
+        for endpoints in (False, True):
+            got = betweenness_centrality(G, endpoints=endpoints, device=device)
+            ref = as_array(nx.betweenness_centrality(G, endpoints=endpoints), G)
+            np.testing.assert_allclose(got, ref, rtol=RTOL)
+
+
+def test_self_loops_and_multi_edges_are_ignored(device):
+    G = nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 2), (2, 3), (3, 0), (3, 4)])
+    ref = as_array(nx.betweenness_centrality(G), G)
+    np.testing.assert_allclose(betweenness_centrality(G, device=device), ref, rtol=RTOL)
+
+
+def test_bad_arguments():
+    G = nx.path_graph(4)
+    with pytest.raises(ValueError, match="either k"):
+        betweenness_centrality(G, k=2, sources=[0])
+    with pytest.raises(ValueError, match="k must be"):
+        betweenness_centrality(G, k=9)
+    with pytest.raises(ValueError, match="not a node"):
+        betweenness_centrality(G, sources=[17])
+    with pytest.raises(ValueError, match="batch_size"):
+        betweenness_centrality(G, batch_size=0)
+    with pytest.raises(ValueError, match="endpoints"):
+        betweenness_centrality(G, sources=[0], endpoints=True)
+    with pytest.raises(spla.UnknownNameError, match="kernel"):
+        betweenness_centrality(G, kernel="fast")
+
+
+# ---------------------------------------------------------------- exactness far past 2^53
+def diamond_chain(count):
+    """Hubs h_0 .. h_count; between h_i and h_{i+1} a diamond (two middle vertices): 2^count paths."""
+    G = nx.Graph()
+    G.add_nodes_from(range(3 * count + 1))
+    for i in range(count):
+        h, a, b, h2 = 3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3
+        G.add_edges_from([(h, a), (h, b), (a, h2), (b, h2)])
+    return G
+
+
+def exact_brandes(G, sources):
+    """Brandes with Python ints for σ and Fractions for δ: exact at any size (raw, unnormalised)."""
+    bc = {v: Fraction(0) for v in G}
+    for s in sources:
+        order, preds, sigma, dist = [s], {v: [] for v in G}, {v: 0 for v in G}, {s: 0}
+        sigma[s] = 1
+        i = 0
+        while i < len(order):
+            v = order[i]
+            i += 1
+            for w in G[v]:
+                if w not in dist:
+                    dist[w] = dist[v] + 1
+                    order.append(w)
+                if dist[w] == dist[v] + 1:
+                    sigma[w] += sigma[v]
+                    preds[w].append(v)
+        delta = {v: Fraction(0) for v in G}
+        for w in reversed(order):
+            for v in preds[w]:
+                delta[v] += Fraction(sigma[v], sigma[w]) * (1 + delta[w])
+            if w != s:
+                bc[w] += delta[w]
+    return bc
+
+
+def test_diamond_chain_past_float64_range(device):
+    G = diamond_chain(1100)  # 2^1100 shortest paths end to end: beyond float64's 1.8e308
+    sources = [0, 1, 1650, 3300]
+    got = betweenness_centrality(G, sources=sources, normalized=False, device=device)
+    exact = exact_brandes(G, sources)
+    ref = np.array([float(exact[v] / 2) for v in G])  # undirected: networkx halves
+    np.testing.assert_allclose(got, ref, rtol=1e-9)
+    assert np.all(np.isfinite(got))

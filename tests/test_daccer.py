@@ -1,0 +1,148 @@
+"""DACCER volumes against a brute-force networkx BFS with cutoff r."""
+
+import gzip
+import os
+import pathlib
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import spla
+import algorithms.distances as distances
+from algorithms.daccer import _volume_r1, daccer_volumes, volumes_bits
+from algorithms.degree import degree_parts
+
+GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__).resolve().parents[2] / "shared" / "graphs")
+# ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
+HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def graphs(draw, max_n=14, multigraph=True):
+    """networkx graphs: directed or not, multi or not, self-loops, isolated vertices, random node order."""
+    n = draw(st.integers(0, max_n))
+    directed = draw(st.booleans())
+    multi = multigraph and draw(st.booleans())
+    cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
+           (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}[(directed, multi)]
+    G = cls()
+    G.add_nodes_from(draw(st.permutations(range(n))))
+    if n:
+        v = st.integers(0, n - 1)
+        G.add_edges_from(draw(st.lists(st.tuples(v, v), max_size=3 * n)))
+    return G
+
+
+def brute_volumes(G, r):
+    """vol_r(v) = Σ_{u: d(v,u) <= r} deg(u): networkx G.degree (undirected) / G.out_degree (directed)."""
+    deg = dict(G.out_degree()) if G.is_directed() else dict(G.degree())
+    return np.array([sum(deg[u] for u in nx.single_source_shortest_path_length(G, v, cutoff=r)) for v in G],
+                    dtype=np.int64)
+
+
+@given(G=graphs(), r=st.integers(0, 4))
+@HSET
+def test_random_graphs(G, r, device):
+    got = daccer_volumes(G, r, device=device)
+    assert got.dtype == np.int64 and got.shape == (len(G),)
+    np.testing.assert_array_equal(got, brute_volumes(G, r))
+
+
+@given(G=graphs(multigraph=False))
+@HSET
+def test_scipy_and_matrix_input(G, device):
+    if len(G) == 0:
+        return
+    S = nx.to_scipy_sparse_array(G, nodelist=list(G), weight=None, format="csr")
+    M = spla.Matrix.from_scipy(S, directed=G.is_directed(), device=device)
+    for r in (0, 1, 2):
+        np.testing.assert_array_equal(daccer_volumes(M, r, device=device), brute_volumes(G, r))
+
+
+@given(G=graphs(max_n=150), data=st.data())
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_bit_path_equals_spmv_path_at_radius_1(G, data, device, monkeypatch):
+    """Radius 1 runs as one sparse product; the bit-parallel path must agree, with any block width."""
+    if len(G) == 0:
+        return
+    width = data.draw(st.integers(1, 3))
+    monkeypatch.setattr(distances, "block_words", lambda A, total_words: min(width, total_words))
+    A, out, _in, loops = degree_parts(G, device=device)
+    deg = out if A.directed else out + loops
+    ref = brute_volumes(G, 1)
+    np.testing.assert_array_equal(spla.device.to_numpy(volumes_bits(A, deg, 1)), ref)
+    np.testing.assert_array_equal(spla.device.to_numpy(_volume_r1(A, deg, "auto")), ref)
+    for r in (0, 2, 3):
+        np.testing.assert_array_equal(spla.device.to_numpy(volumes_bits(A, deg, r)), brute_volumes(G, r))
+
+
+def test_degree_conventions(device):
+    G = nx.Graph([(0, 0), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(daccer_volumes(G, 0, device=device), [3, 2, 1])  # self-loop counts 2
+    np.testing.assert_array_equal(daccer_volumes(G, 1, device=device), [5, 6, 3])
+    D = nx.DiGraph([(0, 0), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(daccer_volumes(D, 0, device=device), [2, 1, 0])  # out-degree, loop counts 1
+    np.testing.assert_array_equal(daccer_volumes(D, 2, device=device), [3, 1, 0])  # out-neighbourhoods
+    M = nx.MultiGraph([(0, 1), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(daccer_volumes(M, 0, device=device), [2, 3, 1])  # parallel edges count
+
+
+def test_empty_and_tiny():
+    assert daccer_volumes(nx.Graph()).shape == (0,)
+    assert daccer_volumes(sp.csr_array((0, 0))).shape == (0,)
+    G = nx.Graph()
+    G.add_node(0)
+    np.testing.assert_array_equal(daccer_volumes(G, 3, device="cpu"), [0])
+
+
+def test_bad_radius():
+    for r in (-1, 1.5, "2", True):
+        with pytest.raises(ValueError, match="radius"):
+            daccer_volumes(nx.path_graph(3), r, device="cpu")
+
+
+NAMED = {
+    "karate": nx.karate_club_graph(),
+    "les_miserables": nx.les_miserables_graph(),
+    "florentine": nx.florentine_families_graph(),
+    "davis": nx.davis_southern_women_graph(),
+    "grid": nx.grid_2d_graph(9, 11),
+    "star": nx.star_graph(70),
+    "path": nx.path_graph(150),
+    "complete": nx.complete_graph(9),
+    "directed_gnp": nx.gnp_random_graph(150, 0.03, seed=3, directed=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_graphs(name, device):
+    G = NAMED[name]
+    for r in range(4):
+        np.testing.assert_array_equal(daccer_volumes(G, r, device=device), brute_volumes(G, r))
+
+
+def test_large_radius_stops_early_and_progress(device, monkeypatch):
+    G = nx.path_graph(150)
+    monkeypatch.setattr(distances, "block_words", lambda A, total_words: 1)
+    calls = []
+    got = daccer_volumes(G, 500, device=device, progress=lambda d, t: calls.append((d, t)))
+    np.testing.assert_array_equal(got, np.full(150, 2 * 149))
+    assert calls == [(64, 150), (128, 150), (150, 150)]
+
+
+def test_real_graph(device):
+    path = GRAPHS / "suitesparse_dimacs10" / "celegans_metabolic.graph.gz"
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    lines = [ln for ln in gzip.open(path, "rt").read().splitlines() if not ln.startswith("%")]
+    n = int(lines[0].split()[0])
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    for i, ln in enumerate(lines[1:n + 1]):
+        G.add_edges_from((i, int(j) - 1) for j in ln.split())
+    for r in (1, 2):
+        np.testing.assert_array_equal(daccer_volumes(G, r, device=device), brute_volumes(G, r))

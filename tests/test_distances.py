@@ -1,0 +1,249 @@
+"""Closeness, harmonic centrality and sum of distances (bit-parallel all-sources BFS)
+against networkx and brute-force BFS."""
+
+import gzip
+import os
+import pathlib
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import spla
+import algorithms._common as common
+import algorithms.distances as distances
+from algorithms.distances import closeness_centrality, harmonic_centrality, sum_of_distances
+
+RTOL = 1e-9
+GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__).resolve().parents[2] / "shared" / "graphs")
+# ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
+HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def graphs(draw, max_n=14, multigraph=True):
+    """networkx graphs: directed or not, multi or not, self-loops, isolated vertices,
+    n = 0..max_n, vertices added in a random order (list(G) is that order)."""
+    n = draw(st.integers(0, max_n))
+    directed = draw(st.booleans())
+    multi = multigraph and draw(st.booleans())
+    cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
+           (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}[(directed, multi)]
+    G = cls()
+    G.add_nodes_from(draw(st.permutations(range(n))))
+    if n:
+        v = st.integers(0, n - 1)
+        G.add_edges_from(draw(st.lists(st.tuples(v, v), max_size=3 * n)))
+    return G
+
+
+def arr(d, G):
+    return np.array([d[v] for v in G], dtype=np.float64)
+
+
+def brute_sum_of_distances(G):
+    return np.array([sum(nx.single_source_shortest_path_length(G, v).values()) for v in G], dtype=np.int64)
+
+
+def inputs(G, device):
+    """The same graph as networkx, SciPy and spla.Matrix input."""
+    yield G
+    if len(G):
+        S = nx.to_scipy_sparse_array(G, nodelist=list(G), weight=None, format="csr")
+        yield S
+        yield spla.Matrix.from_scipy(S, directed=G.is_directed(), device=device)
+
+
+# ----------------------------------------------------------------------------- random graphs
+@given(G=graphs())
+@HSET
+def test_closeness_random(G, device):
+    for wf in (True, False):
+        ref = arr(nx.closeness_centrality(G, wf_improved=wf), G)
+        for X in inputs(G, device):
+            got = closeness_centrality(X, wf_improved=wf, device=device)
+            assert got.dtype == np.float64 and got.shape == (len(G),)
+            np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-14)
+
+
+@given(G=graphs())
+@HSET
+def test_harmonic_random(G, device):
+    ref = arr(nx.harmonic_centrality(G), G)
+    for X in inputs(G, device):
+        got = harmonic_centrality(X, device=device)
+        assert got.dtype == np.float64 and got.shape == (len(G),)
+        np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-14)
+
+
+@given(G=graphs())
+@HSET
+def test_sum_of_distances_random(G, device):
+    ref = brute_sum_of_distances(G)
+    for X in inputs(G, device):
+        got = sum_of_distances(X, device=device)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, ref)
+
+
+@given(G=graphs(max_n=200, multigraph=False), data=st.data())
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_many_blocks_and_tail_bits(G, data, device, monkeypatch):
+    """One word per block: several source blocks, a partly used last word."""
+    width = data.draw(st.integers(1, 3))
+    monkeypatch.setattr(distances, "block_words", lambda A, total_words: min(width, total_words))
+    np.testing.assert_allclose(closeness_centrality(G, device=device), arr(nx.closeness_centrality(G), G),
+                               rtol=RTOL, atol=1e-14)
+    np.testing.assert_allclose(harmonic_centrality(G, device=device), arr(nx.harmonic_centrality(G), G),
+                               rtol=RTOL, atol=1e-14)
+    np.testing.assert_array_equal(sum_of_distances(G, device=device), brute_sum_of_distances(G))
+
+
+# ----------------------------------------------------------------------------- small cases
+def test_tiny_graphs(device):
+    for cls in (nx.Graph, nx.DiGraph):
+        G = cls()
+        assert closeness_centrality(G).shape == (0,)
+        assert harmonic_centrality(G).shape == (0,)
+        assert sum_of_distances(G).shape == (0,)
+        G.add_node("a")
+        np.testing.assert_array_equal(closeness_centrality(G, device=device), [0.0])
+        np.testing.assert_array_equal(harmonic_centrality(G, device=device), [0.0])
+        np.testing.assert_array_equal(sum_of_distances(G, device=device), [0])
+        G.add_edge("a", "a")  # a self-loop is not a path to anyone
+        np.testing.assert_array_equal(closeness_centrality(G, device=device), [0.0])
+        np.testing.assert_array_equal(sum_of_distances(G, device=device), [0])
+        G.add_edge("a", "b")
+        np.testing.assert_allclose(closeness_centrality(G, device=device), arr(nx.closeness_centrality(G), G))
+        np.testing.assert_allclose(harmonic_centrality(G, device=device), arr(nx.harmonic_centrality(G), G))
+    assert closeness_centrality(sp.csr_array((0, 0))).shape == (0,)
+
+
+def test_directed_uses_incoming_distances(device):
+    G = nx.DiGraph([(0, 1), (1, 2)])
+    # closeness(2): 0 and 1 reach 2 at distances 2 and 1
+    np.testing.assert_allclose(closeness_centrality(G, device=device), [0.0, 0.5, (2 / 3) * (2 / 2)])
+    np.testing.assert_allclose(harmonic_centrality(G, device=device), [0.0, 1.0, 1.5])
+    np.testing.assert_array_equal(sum_of_distances(G, device=device), [3, 1, 0])  # outgoing
+
+
+def test_values_and_multiedges_ignored(device):
+    S = sp.csr_array(np.array([[0, 5.0, 0], [5.0, 0, 0.5], [0, 0.5, 3.0]]))
+    P = sp.csr_array(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]]))
+    np.testing.assert_allclose(closeness_centrality(S, device=device), closeness_centrality(P, device=device))
+    np.testing.assert_array_equal(sum_of_distances(S, device=device), [3, 2, 3])
+
+
+# ----------------------------------------------------------------------------- named graphs
+NAMED = {
+    "karate": nx.karate_club_graph(),
+    "les_miserables": nx.les_miserables_graph(),
+    "florentine": nx.florentine_families_graph(),
+    "davis": nx.davis_southern_women_graph(),
+    "grid": nx.grid_2d_graph(9, 11),
+    "star": nx.star_graph(70),
+    "path": nx.path_graph(150),
+    "complete": nx.complete_graph(9),
+    "directed_gnp": nx.gnp_random_graph(150, 0.02, seed=3, directed=True),
+    "disconnected": nx.disjoint_union(nx.cycle_graph(40), nx.path_graph(30)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_graphs(name, device):
+    G = NAMED[name]
+    for wf in (True, False):
+        np.testing.assert_allclose(closeness_centrality(G, wf_improved=wf, device=device),
+                                   arr(nx.closeness_centrality(G, wf_improved=wf), G), rtol=RTOL, atol=1e-14)
+    np.testing.assert_allclose(harmonic_centrality(G, device=device), arr(nx.harmonic_centrality(G), G),
+                               rtol=RTOL, atol=1e-14)
+    np.testing.assert_array_equal(sum_of_distances(G, device=device), brute_sum_of_distances(G))
+
+
+# ----------------------------------------------------------------------------- real graphs
+def read_metis(path):
+    """A METIS .graph.gz (line i+1: 1-based neighbours of vertex i) as an undirected networkx graph."""
+    lines = [ln for ln in gzip.open(path, "rt").read().splitlines() if not ln.startswith("%")]
+    n = int(lines[0].split()[0])
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    for i, ln in enumerate(lines[1:n + 1]):
+        G.add_edges_from((i, int(j) - 1) for j in ln.split())
+    return G
+
+
+def read_snap(path):
+    e = np.loadtxt(gzip.open(path, "rt"), dtype=np.int64, comments="#")
+    G = nx.DiGraph()
+    G.add_nodes_from(range(int(e.max()) + 1))
+    G.add_edges_from(map(tuple, e))
+    return G
+
+
+REAL = {
+    "jazz": ("suitesparse_dimacs10/jazz.graph.gz", read_metis),
+    "celegans_metabolic": ("suitesparse_dimacs10/celegans_metabolic.graph.gz", read_metis),
+    "email-Eu-core": ("snap/email-Eu-core.txt.gz", read_snap),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_graphs(name, device):
+    rel, reader = REAL[name]
+    path = GRAPHS / rel
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    G = reader(path)
+    np.testing.assert_allclose(closeness_centrality(G, device=device), arr(nx.closeness_centrality(G), G),
+                               rtol=RTOL, atol=1e-14)
+    # harmonic and sum of distances on a sample of vertices, by networkx BFS
+    sample = np.random.default_rng(0).choice(len(G), size=min(len(G), 120), replace=False)
+    R = G.reverse() if G.is_directed() else G
+    h_ref = [sum(1 / d for d in nx.single_source_shortest_path_length(R, int(v)).values() if d) for v in sample]
+    np.testing.assert_allclose(harmonic_centrality(G, device=device)[sample], h_ref, rtol=RTOL, atol=1e-14)
+    s_ref = [sum(nx.single_source_shortest_path_length(G, int(v)).values()) for v in sample]
+    np.testing.assert_array_equal(sum_of_distances(G, device=device)[sample], s_ref)
+
+
+# ----------------------------------------------------------------------------- blocks, memory, progress
+def test_progress_reports_each_block(device, monkeypatch):
+    G = nx.path_graph(150)  # 3 words of sources, the last one 22 bits
+    monkeypatch.setattr(distances, "block_words", lambda A, total_words: 1)
+    calls = []
+    got = closeness_centrality(G, device=device, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(64, 150), (128, 150), (150, 150)]
+    np.testing.assert_allclose(got, arr(nx.closeness_centrality(G), G), rtol=RTOL)
+
+
+def test_block_words_balances_and_caps(monkeypatch):
+    A = spla.Matrix.from_edges(np.arange(999), np.arange(1, 1000), device="cpu")
+    assert distances.block_words(A, 16) == 16  # plenty of memory: one block of all words
+    per_word = 1000 * distances.BYTES_PER_WORD_ROW
+    monkeypatch.setattr(common, "free_device_bytes", lambda A: int(5 * per_word / distances.MEMORY_FRACTION) + 1)
+    assert distances.block_words(A, 16) == 4  # at most 5 words fit: 4 blocks of 4 words
+
+
+def test_out_of_memory_shrinks_the_block(device, monkeypatch):
+    G = nx.gnp_random_graph(300, 0.02, seed=5, directed=True)
+    ref = arr(nx.closeness_centrality(G), G)
+    real_vxm = spla.vxm
+    widths = []
+
+    def vxm(u, A, *args, **kw):
+        widths.append(u.shape[1] if u.ndim == 2 else 0)
+        if u.ndim == 2 and u.shape[1] > 1:
+            raise MemoryError("simulated out of memory")
+        return real_vxm(u, A, *args, **kw)
+
+    monkeypatch.setattr(spla, "vxm", vxm)
+    np.testing.assert_allclose(closeness_centrality(G, device=device), ref, rtol=RTOL, atol=1e-14)
+    assert max(widths) == 5 and min(widths) == 1
+
+
+def test_not_even_one_word_fits(monkeypatch):
+    monkeypatch.setattr(common, "free_device_bytes", lambda A: 100)
+    with pytest.raises(spla.DeviceMemoryError, match="bytes"):
+        closeness_centrality(nx.path_graph(10), device="cpu")

@@ -1,0 +1,220 @@
+"""PageRank against networkx.pagerank: every option, dangling vertices, weights, errors."""
+
+import gzip
+import os
+import pathlib
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import spla
+from algorithms.pagerank import pagerank
+from spla.testing import graphs as weighted_graphs
+
+GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__).resolve().parents[2] / "shared" / "graphs")
+# ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
+HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+TIGHT = dict(tol=1e-10, max_iter=2000)
+ATOL = 1e-8  # both sides iterate to Σ|Δ| < n·1e-10
+
+
+@st.composite
+def graphs(draw, max_n=14, multigraph=True):
+    """networkx graphs: directed or not, multi or not, self-loops, isolated vertices, random node order."""
+    n = draw(st.integers(0, max_n))
+    directed = draw(st.booleans())
+    multi = multigraph and draw(st.booleans())
+    cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
+           (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}[(directed, multi)]
+    G = cls()
+    G.add_nodes_from(draw(st.permutations(range(n))))
+    if n:
+        v = st.integers(0, n - 1)
+        G.add_edges_from(draw(st.lists(st.tuples(v, v), max_size=3 * n)))
+    return G
+
+
+def arr(d, G):
+    return np.array([d[v] for v in G], dtype=np.float64)
+
+
+def weights_dict(draw, G, allow_zero=True):
+    """A dict over a random subset of G's nodes with non-negative weights summing > 0."""
+    nodes = list(G)
+    keys = draw(st.lists(st.sampled_from(nodes), min_size=1, unique=True))
+    vals = draw(st.lists(st.floats(0.0 if allow_zero else 0.1, 5.0), min_size=len(keys), max_size=len(keys)))
+    if sum(vals) == 0:
+        vals[0] = 1.0
+    return dict(zip(keys, vals))
+
+
+# ----------------------------------------------------------------------------- random graphs
+@given(G=graphs(), alpha=st.sampled_from([0.85, 0.5, 0.95]))
+@HSET
+def test_random_graphs_default_options(G, alpha, device):
+    ref = arr(nx.pagerank(G, alpha=alpha, **TIGHT), G)
+    got = pagerank(G, alpha=alpha, device=device, **TIGHT)
+    assert got.dtype == np.float64 and got.shape == (len(G),)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=ATOL)
+    if len(G):
+        assert got.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+@given(G=weighted_graphs(max_nodes=14, weighted=True), multi=st.booleans(), data=st.data())
+@HSET
+def test_weighted_graphs_and_weight_option(G, multi, data, device):
+    if multi:
+        G = nx.MultiDiGraph(G) if G.is_directed() else nx.MultiGraph(G)
+        G.add_edges_from(list(G.edges(data=True))[:3])  # parallel edges (weights add up)
+    for w_ours, w_nx in ((True, "weight"), ("weight", "weight"), (False, None), (None, None)):
+        ref = arr(nx.pagerank(G, weight=w_nx, **TIGHT), G)
+        np.testing.assert_allclose(pagerank(G, weight=w_ours, device=device, **TIGHT), ref, rtol=1e-6, atol=ATOL)
+    if len(G) and not multi:
+        # the same weights as a SciPy matrix (stored values are the weights)
+        S = nx.to_scipy_sparse_array(G, nodelist=list(G), weight="weight", format="csr")
+        ref = arr(nx.pagerank(G, **TIGHT), G)
+        np.testing.assert_allclose(pagerank(S, device=device, **TIGHT), ref, rtol=1e-6, atol=ATOL)
+        M = spla.Matrix.from_scipy(S, device=device)
+        np.testing.assert_allclose(pagerank(M, device=device, **TIGHT), ref, rtol=1e-6, atol=ATOL)
+        ref_unw = arr(nx.pagerank(G, weight=None, **TIGHT), G)
+        np.testing.assert_allclose(pagerank(M, weight=False, device=device, **TIGHT), ref_unw, rtol=1e-6, atol=ATOL)
+
+
+@given(G=graphs(), data=st.data())
+@HSET
+def test_personalization_nstart_dangling(G, data, device):
+    if len(G) == 0:
+        return
+    pers = weights_dict(data.draw, G) if data.draw(st.booleans()) else None
+    nstart = weights_dict(data.draw, G) if data.draw(st.booleans()) else None
+    dang = weights_dict(data.draw, G) if data.draw(st.booleans()) else None
+    ref = arr(nx.pagerank(G, personalization=pers, nstart=nstart, dangling=dang, **TIGHT), G)
+    got = pagerank(G, personalization=pers, nstart=nstart, dangling=dang, device=device, **TIGHT)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=ATOL)
+    # the same as arrays, on a matrix input (keys are then vertex indices)
+    pos = {v: i for i, v in enumerate(G)}
+
+    def vec(d):
+        if d is None:
+            return None
+        x = np.zeros(len(G))
+        for k, val in d.items():
+            x[pos[k]] = val
+        return x
+
+    S = nx.to_scipy_sparse_array(G, nodelist=list(G), format="csr")
+    got = pagerank(S, personalization=vec(pers), nstart=vec(nstart), dangling=vec(dang), device=device, **TIGHT)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=ATOL)
+    as_index = (lambda d: None if d is None else {pos[k]: v for k, v in d.items()})
+    got = pagerank(S, personalization=as_index(pers), nstart=as_index(nstart), dangling=as_index(dang),
+                   device=device, **TIGHT)
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=ATOL)
+
+
+# ----------------------------------------------------------------------------- named / real graphs
+NAMED = {
+    "karate": nx.karate_club_graph(),
+    "les_miserables": nx.les_miserables_graph(),
+    "florentine": nx.florentine_families_graph(),
+    "davis": nx.davis_southern_women_graph(),
+    "grid": nx.grid_2d_graph(9, 11),
+    "star": nx.star_graph(30),
+    "path": nx.path_graph(40),
+    "complete": nx.complete_graph(9),
+    "directed_gnp": nx.gnp_random_graph(150, 0.02, seed=3, directed=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_graphs(name, device):
+    G = NAMED[name]
+    # networkx's defaults (tol=1e-6): the same iterations, so the same vector to rounding
+    np.testing.assert_allclose(pagerank(G, device=device), arr(nx.pagerank(G), G), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(pagerank(G, device=device, **TIGHT), arr(nx.pagerank(G, **TIGHT), G),
+                               rtol=1e-6, atol=ATOL)
+
+
+def test_grid_personalization_by_node_label(device):
+    G = nx.grid_2d_graph(5, 6)
+    pers = {(0, 0): 1.0, (4, 5): 3.0, ("not", "a node"): 7.0}  # networkx ignores unknown keys
+    ref = arr(nx.pagerank(G, personalization=pers, **TIGHT), G)
+    np.testing.assert_allclose(pagerank(G, personalization=pers, device=device, **TIGHT), ref, atol=ATOL)
+
+
+def test_real_directed_graph(device):
+    path = GRAPHS / "snap" / "email-Eu-core.txt.gz"
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    e = np.loadtxt(gzip.open(path, "rt"), dtype=np.int64, comments="#")
+    G = nx.DiGraph()
+    G.add_nodes_from(range(int(e.max()) + 1))
+    G.add_edges_from(map(tuple, e))
+    np.testing.assert_allclose(pagerank(G, device=device), arr(nx.pagerank(G), G), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(pagerank(G, alpha=0.9, device=device, **TIGHT),
+                               arr(nx.pagerank(G, alpha=0.9, **TIGHT), G), rtol=1e-6, atol=ATOL)
+
+
+# ----------------------------------------------------------------------------- edge cases and errors
+def test_tiny_graphs(device):
+    assert pagerank(nx.Graph()).shape == (0,)
+    assert pagerank(sp.csr_array((0, 0))).shape == (0,)
+    G = nx.DiGraph()
+    G.add_node("x")
+    np.testing.assert_allclose(pagerank(G, device=device), [1.0])
+    G = nx.DiGraph([(0, 1)])  # 1 is dangling
+    np.testing.assert_allclose(pagerank(G, device=device, **TIGHT), arr(nx.pagerank(G, **TIGHT), G), atol=ATOL)
+
+
+def test_non_convergence_raises(device):
+    G = nx.karate_club_graph()
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(G, max_iter=3)
+    with pytest.raises(spla.ConvergenceError, match=r"max_iter=3.*PowerIterationFailedConvergence") as info:
+        pagerank(G, max_iter=3, device=device)
+    assert isinstance(info.value, RuntimeError)
+    assert "last change" in str(info.value)
+    with pytest.raises(spla.ConvergenceError, match="max_iter=0"):
+        pagerank(G, max_iter=0, device=device)
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])
+def test_invalid_weights(bad, device):
+    S = sp.csr_array(np.array([[0, 1.0, 2.0], [bad, 0, 1.0], [1.0, 0, 0]]))
+    with pytest.raises(spla.InvalidGraph, match="weight"):
+        pagerank(S, device=device)
+    np.testing.assert_allclose(pagerank(S, weight=False, device=device).sum(), 1.0)  # ignoring weights is fine
+    G = nx.DiGraph()
+    G.add_edge(0, 1, weight=bad)
+    with pytest.raises(spla.InvalidGraph):
+        pagerank(G, device=device)
+
+
+def test_zero_weight_arcs_are_dangling_like_networkx(device):
+    G = nx.DiGraph()
+    G.add_edge(0, 1, weight=0.0)
+    G.add_edge(0, 2, weight=1.0)
+    G.add_edge(2, 0, weight=0.0)  # 2's only out-arc weighs 0: dangling, as networkx
+    np.testing.assert_allclose(pagerank(G, device=device, **TIGHT), arr(nx.pagerank(G, **TIGHT), G), atol=ATOL)
+
+
+def test_bad_arguments():
+    G = nx.path_graph(4)
+    S = nx.to_scipy_sparse_array(G)
+    with pytest.raises(ZeroDivisionError):
+        nx.pagerank(G, personalization={0: 0.0})
+    with pytest.raises(ZeroDivisionError, match="personalization"):
+        pagerank(G, personalization={0: 0.0}, device="cpu")
+    with pytest.raises(ZeroDivisionError, match="nstart"):
+        pagerank(G, nstart=np.zeros(4), device="cpu")
+    with pytest.raises(ZeroDivisionError, match="dangling"):
+        pagerank(G, dangling={1: 0}, device="cpu")
+    with pytest.raises(ValueError, match="shape"):
+        pagerank(G, personalization=np.ones(3), device="cpu")
+    with pytest.raises(ValueError, match="outside"):
+        pagerank(S, personalization={7: 1.0}, device="cpu")
+    with pytest.raises(TypeError, match="attribute"):
+        pagerank(S, weight="weight", device="cpu")
