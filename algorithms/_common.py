@@ -84,10 +84,15 @@ def to_numpy(x) -> np.ndarray:
     return _dev.to_numpy(x)
 
 
+# The CPU backend's per-level array passes run ~5x faster on blocks that stay in cache
+# than on blocks that stream from memory: size CPU blocks for the cache, not the RAM.
+CPU_BLOCK_BYTES = 64 << 20
+
+
 def free_device_bytes(A: spla.Matrix) -> int:
     """Bytes the algorithm may still allocate on A's device (GPU: free + pool-cached; CPU: a fixed budget)."""
     if not _dev.is_gpu(A.device):
-        return 2 << 30  # CPU: keep blocks to ~2 GiB
+        return CPU_BLOCK_BYTES
     cp = _dev.cupy_module()
     free, _total = cp.cuda.runtime.memGetInfo()
     pool = cp.get_default_memory_pool()

@@ -19,9 +19,9 @@ arrays (n, k) with one column per source:
                               δ += σ · t
 
 Exactness: shortest-path counts overflow any integer and float64 (a chain of 1,100
-diamonds has 2^1100 of them).  Each level's σ is rescaled by a power of two e_d (per
-source) so that its largest value lies in [0.5, 1): the scaling is exact, and since δ
-only needs ratios σ_v/σ_w between consecutive levels, δ(v) = σ̃(v) · 2^-e_d · t(v).  The
+diamonds has 2^1100 of them).  A level whose largest σ exceeds 2^512 is rescaled, per
+source, by a power of two e_d that brings it into [0.5, 1): the scaling is exact, and
+since δ only needs ratios σ_v/σ_w between consecutive levels, δ(v) = σ̃(v) · 2^-e_d · t(v).  The
 results carry float64's relative precision however large σ grows.
 
 Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loops are
@@ -45,6 +45,7 @@ from ._common import as_matrix, check_sources, free_device_bytes, pattern_of, to
 log = logging.getLogger("spla")
 
 BYTES_PER_VERTEX_SOURCE = 64  # σ, δ (f64), frontier, temporaries, level (int32), masks
+RESCALE_ABOVE = 2.0 ** 512  # a level whose largest σ exceeds this is rescaled into [0.5, 1)
 
 
 def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=True, endpoints=False,
@@ -245,7 +246,11 @@ def _product(op, x, P, semiring, mask, complement, kernel):
 
 
 def _block(P, block, acc, *, endpoints, edges, kernel):
-    """Add one block of sources' dependencies into ``acc`` (vertex (n,) or arc (nnz,) sums)."""
+    """Add one block of sources' dependencies into ``acc`` (vertex (n,) or arc (nnz,) sums).
+
+    Host-device traffic per BFS level: one (k,) vector (each source's largest σ), which
+    both ends the BFS and decides the level's power-of-two rescaling.
+    """
     xp = P.xp
     n = P.shape[0]
     kb = len(block)
@@ -257,32 +262,36 @@ def _block(P, block, acc, *, endpoints, edges, kernel):
     level[s, c] = 0
     reached = level >= 0
     frontier = sigma.copy()
-    exps = []  # e_d (kb,) for d = 1..depth: σ̃ at level d = σ_d · 2^-(e_1 + ... + e_d)
+    exps = []  # host (k,) int arrays e_d, d = 1..depth: σ̃ at level d = σ_d · 2^-(e_1 + ... + e_d)
     d = 0
     while True:
         d += 1
         # frontier<!reached, replace> = frontier +.first A
         frontier = _product(spla.vxm, frontier, P, "plus_first", reached, True, kernel)
-        new = frontier != 0
-        if not bool(new.any()):
+        top = to_numpy(frontier.max(axis=0))
+        if not np.any(top > 0):
             break
-        _, e = xp.frexp(frontier.max(axis=0))
-        frontier = xp.ldexp(frontier, -e)
+        e = np.where(top > RESCALE_ABOVE, np.frexp(top)[1], 0).astype(np.int32)
+        if e.any():
+            frontier = xp.ldexp(frontier, xp.asarray(-e))
         exps.append(e)
         sigma += frontier
-        level[new] = d
+        new = frontier != 0
+        xp.copyto(level, np.int32(d), where=new)
         reached |= new
     depth = d - 1
     delta = xp.zeros((n, kb), dtype=np.float64)
-    safe_sigma = xp.where(reached, sigma, 1.0)
+    inv_sigma = 1.0 / xp.where(reached, sigma, 1.0)
     for d in range(depth, 0, -1):
-        at_d = level == d
-        coeff = xp.where(at_d, (1.0 + delta) / safe_sigma, 0.0)
+        # coefficient of the vertices at depth d: (1 + δ) / σ
+        coeff = xp.where(level == d, (1.0 + delta) * inv_sigma, 0.0)
         # t<level == d-1, replace> = A +.second coeff
         t = _product(spla.mxv, coeff, P, "plus_second", level == d - 1, False, kernel)
-        delta += xp.ldexp(sigma * t, -exps[d - 1])
+        t *= sigma
+        e = exps[d - 1]
+        delta += xp.ldexp(t, xp.asarray(-e)) if e.any() else t
     if edges:
-        _add_arc_dependencies(P, level, sigma, delta, safe_sigma, exps, acc)
+        _add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc)
         return
     delta[s, c] = 0.0  # a source's own dependency is not betweenness
     acc += delta.sum(axis=1)
@@ -292,13 +301,13 @@ def _block(P, block, acc, *, endpoints, edges, kernel):
         acc[s] += beyond.sum(axis=0)
 
 
-def _add_arc_dependencies(P, level, sigma, delta, safe_sigma, exps, acc):
+def _add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc):
     """acc[p] += Σ_s σ_sv/σ_sw (1 + δ_s(w)) for every arc p = v -> w with level(w) = level(v) + 1."""
     if not exps or P.nnz == 0:
         return
     xp = P.xp
     kb = level.shape[1]
-    e_table = xp.stack(exps)  # (depth, kb)
+    e_table = xp.asarray(np.stack(exps))  # (depth, kb)
     cols = xp.arange(kb)
     rows_all, heads_all = P.rowidx, P.colidx
     step = max(1, (1 << 24) // kb)
@@ -308,5 +317,5 @@ def _add_arc_dependencies(P, level, sigma, delta, safe_sigma, exps, acc):
         lv, lw = level[v], level[w]
         valid = (lv >= 0) & (lw == lv + 1)
         e = e_table[xp.clip(lw - 1, 0, len(exps) - 1), cols]
-        contrib = xp.ldexp(sigma[v] * (1.0 + delta[w]) / safe_sigma[w], -e)
+        contrib = xp.ldexp(sigma[v] * (1.0 + delta[w]) * inv_sigma[w], -e)
         acc[lo:lo + step] += xp.where(valid, contrib, 0.0).sum(axis=1)

@@ -421,14 +421,16 @@ class Bench:
         """Check and time ``fn``; always returns (and saves) a record.
 
         The first call is the warm-up (JIT compilation, lazy caches), the result
-        check (``check(result) -> (ok, detail)``; a raising check counts as failed)
-        and, on the GPU, the memory probe.  A second untimed call calibrates the
-        number of repeats to the mode's target wall time; then the repeats are
-        timed with CUDA events (``on="gpu"``) or ``perf_counter`` (``on="cpu"``).
-        A call slower than the remaining time is recorded from its single first
-        run, and so is every call with ``once=True`` (for slow peers: networkx,
-        CPU backends, which have no warm-up to amortise).  ``derive(rec)`` may add throughput fields.  Errors and timeouts are
-        recorded as ``status`` "error"/"timeout" with the message.
+        check (``check(result) -> (ok, detail)``; a raising check counts as
+        failed) and, on the GPU, the memory probe.  A second, timed call
+        calibrates the number of repeats to the mode's target wall time; then the
+        repeats are timed with CUDA events (``on="gpu"``) or ``perf_counter``
+        (``on="cpu"``).  A call slower than twice the target is recorded from that
+        one warm call; one too slow for the time left, and every call with
+        ``once=True`` (slow peers: networkx, CPU backends, which have no warm-up
+        to amortise), from its first call.  ``derive(rec)`` may add throughput
+        fields.  Errors and timeouts are recorded as ``status`` "error"/"timeout"
+        with the message.
         """
         on = on or self.device
         rec = {"section": section, "mode": self.opts.mode, "device": on, **fields}
@@ -462,25 +464,30 @@ class Bench:
                     rec["checked"] = None
                 del result
                 left = min(self.section_deadline, self.deadline) - time.perf_counter()
-                if once or (repeat is None and first > min(self.opts.target_s * 4, left / 3)):
-                    rec.update(median_ms=first * 1e3, min_ms=first * 1e3, times_ms=[first * 1e3],
-                               repeat=1, timed_from="single call" if once else "first call (includes warm-up)")
+                timer = gpu_time if gpu else cpu_time
+                how = "cuda events" if gpu else "perf_counter"
+                if once or first > left / 2:
+                    # no time for a warm call: the first call is the measurement
+                    rec.update(median_ms=first * 1e3, min_ms=first * 1e3, times_ms=[first * 1e3], repeat=1,
+                               timed_from="single call" if once else "first call (includes warm-up)")
+                elif repeat is not None:
+                    tm = timer(fn, warmup=1 if warmup is None else warmup, repeat=repeat)
+                    rec.update(median_ms=tm["median_ms"], min_ms=tm["min_ms"], times_ms=tm["all"],
+                               repeat=repeat, timed_from=how)
                 else:
-                    if repeat is None:
-                        t = time.perf_counter()
-                        fn()
-                        if gpu:
-                            self.sync()
-                        est = max(time.perf_counter() - t, 1e-6)
+                    # one warm call calibrates the repeats (the first may have compiled kernels)
+                    one = timer(fn, warmup=0, repeat=1)
+                    est = max(one["median_ms"] * 1e-3, 1e-6)
+                    left = min(self.section_deadline, self.deadline) - time.perf_counter()
+                    if est > self.opts.target_s * 2 or 3 * est > left:
+                        rec.update(median_ms=one["median_ms"], min_ms=one["median_ms"], times_ms=one["all"],
+                                   repeat=1, timed_from=how + " (one warm call)")
+                    else:
                         rep = int(min(self.opts.max_repeat, max(3, self.opts.target_s / est)))
                         rep = max(1, min(rep, int(left / 2 / est)))
-                        wu = 1 if est < 0.02 else 0
-                    else:
-                        rep, wu = repeat, (1 if warmup is None else warmup)
-                    timer = gpu_time if gpu else cpu_time
-                    tm = timer(fn, warmup=wu, repeat=rep)
-                    rec.update(median_ms=tm["median_ms"], min_ms=tm["min_ms"], times_ms=tm["all"],
-                               repeat=rep, timed_from="cuda events" if gpu else "perf_counter")
+                        tm = timer(fn, warmup=1 if est < 0.02 else 0, repeat=rep)
+                        rec.update(median_ms=tm["median_ms"], min_ms=tm["min_ms"], times_ms=tm["all"],
+                                   repeat=rep, timed_from=how)
             rec["status"] = "ok"
             if derive is not None:
                 try:
@@ -496,7 +503,7 @@ class Bench:
                 free_gpu_memory()
         msg = (f"{section} {label}: {rec['status']}"
                + (f" {rec['median_ms']:.4g} ms" if rec.get("median_ms") is not None else "")
-               + (f" checked={rec.get('checked')}" if check is not None else "")
+               + (f" checked={rec.get('checked')}" if rec.get("checked") is not None else "")
                + (f" ({rec.get('error')})" if rec.get("error") else ""))
         log(msg)
         rec = _jsonable(rec)

@@ -31,7 +31,8 @@ def _new_vertices(kids: np.ndarray, level: np.ndarray) -> np.ndarray:
     """Sorted distinct unvisited vertices among ``kids`` (a flag array beats a sort)."""
     cand = kids[level[kids] < 0]
     if cand.size * 8 < level.size:
-        return np.unique(cand)
+        cand = np.sort(cand)  # (np.unique can be far slower than a sort on NumPy 2.x)
+        return cand[np.concatenate([[True], cand[1:] != cand[:-1]])] if cand.size else cand
     flag = np.zeros(level.size, bool)
     flag[cand] = True
     return np.flatnonzero(flag)

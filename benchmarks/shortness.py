@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .closeness import sample_check
-from .core import Bench, host
+from .core import Bench
 from .reference import sum_of_distances_of
 
 NAME = "shortness"

@@ -231,7 +231,7 @@ def copy_bandwidth(nbytes: int = 1 << 30, repeat: int = 10) -> dict:
         "kernel_GBps": moved / (kernel["median_ms"] * 1e-3) / 1e9,
     }
     res["GBps"] = max(res["memcpy_GBps"], res["kernel_GBps"])
-    del a, b
+    a = b = None  # noqa: F841 - release before emptying the pool
     free_gpu_memory()
     return res
 

@@ -108,7 +108,7 @@ def bundled_graph():
     """Context manager yielding a filesystem path of the bundled graph file."""
     from importlib import resources
 
-    ref = resources.files("spla").joinpath("data", BUNDLED_FILE)
+    ref = resources.files("spla").joinpath("data").joinpath(BUNDLED_FILE)
     with resources.as_file(ref) as path:
         yield path
 
@@ -228,14 +228,28 @@ def _clock(seconds) -> str:
 
 # ---------------------------------------------------------------------------- output
 class _Reporter:
-    """stderr messages, silenced by --quiet (errors are printed by main regardless)."""
+    """stderr messages, silenced by --quiet (errors are printed by main regardless).
 
-    def __init__(self, quiet: bool):
+    While ``hold`` is set, messages are kept back, so that bad input found while the graph
+    is read and checked gives exactly one line (the error); :meth:`release` prints them.
+    """
+
+    def __init__(self, quiet: bool, hold: bool = False):
         self.quiet = quiet
+        self.held = [] if hold else None
 
     def __call__(self, text: str = ""):
-        if not self.quiet:
+        if self.quiet:
+            return
+        if self.held is not None:
+            self.held.append(text)
+        else:
             print(text, file=sys.stderr, flush=True)
+
+    def release(self):
+        held, self.held = self.held or [], None
+        for text in held:
+            self(text)
 
 
 def _check_output_path(out):
@@ -331,6 +345,8 @@ def _correlation_lines(results, keys) -> list:
 
     lines = []
     for method in ("spearman", "pearson"):
+        if lines:
+            lines.append("")
         lines.append(f"{method.capitalize()} correlation of the measures:")
         w = max(len(k) for k in keys) + 2
         lines.append(" " * w + "".join(f"{k:>{max(len(k), 6) + 2}}" for k in keys))
@@ -361,6 +377,14 @@ def _host(x) -> np.ndarray:
     if hasattr(x, "get") and not isinstance(x, np.ndarray):
         x = x.get()
     return np.asarray(x)
+
+
+def _resolve_device(name: str) -> str:
+    """"cpu" or "gpu:N" for --device (raises spla.NoGPUError for gpu without one): checked
+    before the graph is read, so that the error comes at once."""
+    from .device import resolve
+
+    return resolve(name)
 
 
 def _load(args, say):
@@ -413,7 +437,8 @@ def cmd_centrality(args) -> int:
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
     _check_output_path(args.out)
-    say = _Reporter(args.quiet)
+    device = _resolve_device(args.device)
+    say = _Reporter(args.quiet, hold=True)
 
     g, name, _ = _load(args, say)
     weighted_file = g.weights is not None
@@ -430,7 +455,7 @@ def cmd_centrality(args) -> int:
             say(f"note        the file has edge weights; {', '.join(others)} "
                 f"{'is' if len(others) == 1 else 'are'} unweighted in spla and ignore them")
 
-    A = g.to_matrix(device=args.device, drop_self_loops=True, weighted=False)
+    A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
     Aw = g.to_matrix(device=A.device, drop_self_loops=True, weighted=True) \
         if weighted_file and "pagerank" in measures else A
     say(f"size        {_size_text(g, A)}")
@@ -443,6 +468,7 @@ def cmd_centrality(args) -> int:
     if samples is not None and samples >= g.n:
         say(f"note        --samples {samples} >= {g.n} vertices: computing exact betweenness")
         samples = None
+    say.release()  # the input is good: from here on, report as we go
 
     import algorithms
 
@@ -497,8 +523,9 @@ def cmd_info(args) -> int:
     import spla
 
     out = print  # info's report is its output: stdout
+    device = _resolve_device(args.device)
     g, name, description = _load(args, lambda text="": None)
-    A = g.to_matrix(device=args.device, drop_self_loops=True, weighted=False)
+    A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
     deg_out = _host(A.out_degree())
     out(f"graph              {description}")
     for note in g.notes:
@@ -637,12 +664,11 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         command = args.command
         if command is None:
-            parser.print_usage(sys.stderr)
-            _error("a command is required: centrality or info (see 'spla --help')")
+            _error("a command is required: 'spla centrality [GRAPH]' or 'spla info [GRAPH]' (see 'spla --help')")
             return EXIT_USAGE
         return args.func(args)
     except KeyboardInterrupt:
-        print("\nspla: interrupted", file=sys.stderr, flush=True)
+        print("spla: interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     except UsageError as e:
         hint = f" (see 'spla {command} --help')" if command and "--" in str(e) else ""

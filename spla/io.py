@@ -211,7 +211,7 @@ def check_weights(weights, need: str = "finite_nonnegative", *, lines=None, path
             i = int(np.flatnonzero(bad)[0])
             where = f"{path}:{int(lines[i])}: " if (path is not None and lines is not None) else \
                 (f"{path}: " if path is not None else "")
-            raise GraphFormatError(f"{where}{int(bad.sum())} {kind} {what} (first: {w[i]!r}); "
+            raise GraphFormatError(f"{where}{int(bad.sum())} {kind} {what} (first: {float(w[i])!r}); "
                                    f"they must be {wanted}")
 
 
@@ -758,8 +758,22 @@ def _read_metis(raw: bytes, path, directed) -> GraphData:
         raise GraphFormatError(f"{path}: line {hline + 1} declares m={m} edges, i.e. {2 * m} adjacency "
                                f"entries (each edge in both lists), but the file has {nb.size}")
     dst = nb - 1
+    _check_metis_symmetric(src, dst, n, lines, path)
     return GraphData(src, dst, w, n, np.arange(1, n + 1, dtype=np.int64), is_directed, reason,
                      _self_loop_count(src, dst), str(path), "metis", lines=lines)
+
+
+def _check_metis_symmetric(src, dst, n, lines, path):
+    """METIS lists every edge in both vertices' lines: the arcs must equal their reverses."""
+    fwd = src * n + dst
+    rev = dst * n + src
+    if np.array_equal(np.sort(fwd), np.sort(rev)):
+        return
+    missing = np.flatnonzero(~np.isin(fwd, rev))
+    i = int(missing[0]) if missing.size else 0
+    raise GraphFormatError(f"{path}:{int(lines[i])}: vertex {int(src[i]) + 1} lists {int(dst[i]) + 1} but vertex "
+                           f"{int(dst[i]) + 1} does not list {int(src[i]) + 1} (a METIS graph lists every edge "
+                           f"in both vertices' lines)")
 
 
 # ---------------------------------------------------------------------------- edge lists
@@ -805,8 +819,10 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
     firsts = np.cumsum(nfields) - nfields         # position in `keep` of each row's first token
     del counts
 
-    # quoted CSV, or comma-separated fields with spaces inside: let the csv module split them
-    if _quotes_in_rows(tok, rows) or _commas_disagree(tok, rows, nfields):
+    # quoted CSV fields, or empty comma-separated fields: let the csv module split them
+    # (fields with spaces inside are checked below, only when labels are not numbers)
+    comma_separated = "," in tok.line_text(int(rows[0]))
+    if _quotes_in_rows(tok, rows) or (comma_separated and _empty_csv_fields(tok, rows)):
         return _read_edgelist_csv(raw, path, is_directed, reason, header)
 
     first_tok = keep[firsts]
@@ -862,8 +878,10 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
             vals = tok.parse(data, np.float64)
             if vals is not None:
                 vals = vals.reshape(m, 3)
-                # exact for integer labels below 2**53; the token check rules out "1.0", "1e3"
-                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and _all_intlike_labels(tok, first_tok):
+                # labels that are integral numbers below 2**53 are exact in float64 (a label
+                # written "7.0" is then read as 7)
+                lab = vals[:, :2]
+                if np.abs(lab).max(initial=0) < 2.0 ** 53 and bool(np.all(lab == np.floor(lab))):
                     return _compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
                                         np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
 
@@ -883,6 +901,9 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
         vals = tok.parse(both, np.int64)
         if vals is not None:
             return _compact_int(vals[0::2], vals[1::2], w, path, is_directed, reason, lines, notes)
+    if comma_separated and _commas_disagree(tok, rows, nfields):
+        # string labels with spaces inside comma-separated fields ("New York,Boston")
+        return _read_edgelist_csv(raw, path, is_directed, reason, header)
     strings = tok.strings(both)
     return _compact_strings(strings, w, path, is_directed, reason, lines, notes)
 
@@ -893,28 +914,22 @@ def _intish(s: str) -> bool:
     return body.isascii() and body.isdigit() and len(body) <= _MAX_INT_DIGITS
 
 
-def _all_intlike_labels(tok, first_tok) -> bool:
-    both = np.empty(2 * first_tok.size, dtype=np.int64)
-    both[0::2], both[1::2] = first_tok, first_tok + 1
-    return bool(tok.intlike(both).all())
-
-
 _HEADER_SAMPLE = 50
 
 
 def _detect_header(tok, first_tok, nfields) -> bool:
     """Whether the first data row is a header, from a sample of the first rows.
 
-    A header when its first two fields are not both integers while those of the next
-    rows (up to 50) are; for string labels, when the fields are column names
+    A header when its first two fields are not both numbers while those of the next rows
+    (up to 50) are integers; for string labels, when the fields are column names
     (:data:`_HEADER_WORDS`).
     """
     def fields(i):
         return [tok.token(int(first_tok[i]) + k) for k in range(min(int(nfields[i]), 2))]
 
     row0 = fields(0)
-    if len(row0) == 2 and all(_intish(f) for f in row0):
-        return False
+    if len(row0) == 2 and all(_is_number(f) for f in row0):
+        return False  # numbers (even ones read as text, like 19-digit ids) are never a header
     sample = range(1, min(first_tok.size, _HEADER_SAMPLE + 1))
     if len(sample) and all(len(f) == 2 and all(_intish(x) for x in f) for f in map(fields, sample)):
         return True
@@ -923,11 +938,26 @@ def _detect_header(tok, first_tok, nfields) -> bool:
 
 def _quotes_in_rows(tok: _Tokens, rows) -> bool:
     """True when a double quote occurs on a data row (comments may quote freely)."""
+    if b'"' not in tok.raw:
+        return False
     rawarr = np.frombuffer(tok.raw, dtype=np.uint8)
     qpos = np.flatnonzero(rawarr == 34)
     if qpos.size == 0:
         return False
     return bool(np.isin(np.searchsorted(tok.nl, qpos), rows).any())
+
+
+def _empty_csv_fields(tok: _Tokens, rows) -> bool:
+    """True when a comma-separated data row has an empty field (",," or a leading comma)."""
+    raw = tok.raw
+    if b",," in raw or (raw[:1] == b","):
+        return True
+    if tok.nl.size == 0:
+        return False
+    starts = tok.nl + 1
+    starts = starts[starts < len(raw)]
+    lead = np.frombuffer(raw, dtype=np.uint8)[starts] == 44
+    return bool(lead.any() and np.isin(np.searchsorted(tok.nl, starts[lead]), rows).any())
 
 
 def _commas_disagree(tok: _Tokens, rows, nfields) -> bool:
@@ -987,7 +1017,7 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
 
     if header is None:
         r0 = rows[0]
-        if len(r0) >= 2 and intish(r0[0]) and intish(r0[1]):
+        if len(r0) >= 2 and _is_number(r0[0]) and _is_number(r0[1]):
             header = False
         elif len(rows) > 1 and all(len(r) >= 2 and intish(r[0]) and intish(r[1]) for r in rows[1:]):
             header = True
@@ -1001,8 +1031,9 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
                                 notes=notes)
     for r, ln in zip(rows, where):
         if len(r) < 2 or r[1] == "":
+            shown = (delim or " ").join(r)
             raise GraphFormatError(f"{path}:{ln}: expected at least 2 fields 'source target [weight]', "
-                                   f"found {len([f for f in r if f])}: {_snippet(delim.join(r) if delim else ' '.join(r))}")
+                                   f"found {len([f for f in r if f])}: {_snippet(shown)}")
     weighted = len(rows[0]) >= 3 and _is_number(rows[0][2])
     w = None
     if weighted:

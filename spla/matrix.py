@@ -192,7 +192,8 @@ class Matrix:
 
         ``directed=None``: a square matrix equal to its transpose (pattern and values)
         is an undirected graph, anything else directed.  ``directed=False`` on an
-        unsymmetric matrix symmetrises it (A + A.T, pattern union).  Entries that are
+        unsymmetric matrix symmetrises it (pattern union, an entry stored one way is
+        mirrored; conflicting values in the two directions raise InvalidGraph).  Entries that are
         explicitly stored zeros are kept as arcs.  Boolean matrices, and matrices whose
         stored values are all 1, are stored pattern-only.
         """
@@ -302,13 +303,21 @@ def _is_symmetric(S) -> bool:
 
 
 def _symmetrize(S):
-    """Pattern union of S and S.T; an entry stored in S keeps its value, one only in S.T takes S.T's."""
+    """Pattern union of S and S.T, for directed=False on an unsymmetric matrix.
+
+    An entry stored in one direction only is mirrored.  Where both directions are stored
+    with different values there is no right answer to choose silently: InvalidGraph.
+    """
     T = S.T.tocsc()
     if S.dtype == np.bool_:
         return (S + T).astype(np.bool_).tocsc()
     s_pat = sp.csc_array((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
     t_pat = sp.csc_array((np.ones(T.nnz), T.indices, T.indptr), shape=T.shape)
-    only_t = (t_pat - t_pat.multiply(s_pat)).tocsc()
+    both = s_pat.multiply(t_pat).tocsc()
+    if both.nnz and (S.multiply(both) != T.multiply(both)).nnz:
+        raise InvalidGraph("directed=False, but the matrix stores (i, j) and (j, i) with different values; "
+                           "symmetrise it yourself (e.g. S.maximum(S.T) or S + S.T) or pass directed=True")
+    only_t = (t_pat - both).tocsc()
     only_t.eliminate_zeros()
     extra = T.multiply(only_t).tocsc()
     return (S + extra).tocsc()

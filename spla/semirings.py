@@ -74,8 +74,10 @@ lor = Monoid("lor", np.logical_or, BOOL, lambda d: False)
 bor = Monoid("bor", np.bitwise_or, INTS, lambda d: 0)
 # ANY returns any one contribution; with the identity-skip rule its result is
 # "some entry" where one exists.  spla implements it as max (bool: or), which is one
-# valid choice of "any" and makes it deterministic.
-any_ = Monoid("any", np.maximum, ALL, lambda d: False if d.kind == "b" else 0)
+# valid choice of "any" and makes it deterministic.  It is defined on bool and unsigned
+# domains only, where the identity (False / 0) is below every value, so max is exact;
+# for signed or float "any", use max_* or min_* semirings.
+any_ = Monoid("any", np.maximum, BOOL + UNSIGNED, lambda d: False if d.kind == "b" else 0)
 
 MONOIDS = {m.name: m for m in (plus, min_, max_, lor, bor, any_)}
 
@@ -188,8 +190,8 @@ max_times = _register(max_, "times", NUMERIC)
 max_first = _register(max_, "first", NUMERIC)
 max_second = _register(max_, "second", NUMERIC)
 lor_land = _register(lor, "land", BOOL)
-any_pair = _register(any_, "pair", ALL)
-any_first = _register(any_, "first", ALL)
+any_pair = _register(any_, "pair", BOOL + UNSIGNED)
+any_first = _register(any_, "first", BOOL + UNSIGNED)
 bor_first = _register(bor, "first", UNSIGNED + SIGNED)
 bor_second = _register(bor, "second", UNSIGNED + SIGNED)
 

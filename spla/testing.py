@@ -85,6 +85,7 @@ KERNEL_NAMES = ("auto",) + tuple(spla.KERNELS)
 
 HEAVY = 32          # a column longer than this spreads over a warp's lanes
 VERY_HEAVY = 1024   # ... and longer than this over more than 32 entries per lane
+_MARGIN = 3         # heavy columns get this many extra entries (a removed self-loop / emptied row)
 
 
 def _need_hypothesis():
@@ -602,9 +603,9 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
     * ``empty_columns``: True allows empty columns (and sometimes empties one -- with its
       row when undirected); False gives every column at least one entry;
     * ``heavy_columns``: True adds a column of more than 32 entries and, when
-      ``max_rows`` allows it (>= 1025, then nrows >= 1025), one of more than 1024 -- the
-      columns a GPU kernel spreads over a warp's lanes.  It needs ``max_rows`` > 32 and
-      at least one column.  None: hypothesis decides.
+      ``max_rows`` allows it (>= 1027; nrows is then >= 1027), another of more than 1024
+      -- the columns a GPU kernel spreads over a warp's lanes.  It needs ``max_rows`` >= 35
+      and at least one column.  None: hypothesis decides.
 
     ``device``: where the matrix lives ("cpu", "gpu:0", ...; default "cpu").
     """
@@ -623,12 +624,14 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
         heavy = draw(_maybe(heavy_columns, st.booleans()))
         lo_r, lo_c = min_rows, min_cols
         if heavy:
-            if max_rows < HEAVY + 2 or max_cols < 1:
-                raise InvalidArgument(f"heavy_columns needs max_rows > {HEAVY + 1} and max_cols >= 1, "
+            if max_rows < HEAVY + _MARGIN or max_cols < 1:
+                raise InvalidArgument(f"heavy_columns needs max_rows >= {HEAVY + _MARGIN} and max_cols >= 1, "
                                       f"got max_rows={max_rows}, max_cols={max_cols}")
-            lo_r = max(lo_r, VERY_HEAVY + 2 if max_rows > VERY_HEAVY + 1 else HEAVY + 2)
+            lo_r = max(lo_r, VERY_HEAVY + _MARGIN if max_rows >= VERY_HEAVY + _MARGIN else HEAVY + _MARGIN)
             lo_c = max(lo_c, 1)
         is_dir = draw(_maybe(directed, st.booleans()))
+        if directed is None and not square and max(lo_r, lo_c) > min(max_rows, max_cols):
+            is_dir = True  # no square shape fits: only a directed (rectangular) matrix can
         sq = square or not is_dir
         if not empty_columns:
             lo_r = max(lo_r, 1)
@@ -683,12 +686,14 @@ def _random_matrix(seed, nrows, ncols, density, *, directed, dtype, self_loops, 
             keep &= rows != skip_col
         rows, cols = rows[keep], cols[keep]
     if heavy:
-        # sizes leave a margin of one entry for a removed self-loop
+        # sizes leave a margin for a removed self-loop and an emptied row
         choices = [c for c in range(ncols) if c != skip_col] or [0]
-        sizes = [int(rng.integers(HEAVY + 2, min(nrows, VERY_HEAVY) + 1))]
-        if nrows > VERY_HEAVY + 1:
-            sizes.append(int(rng.integers(VERY_HEAVY + 2, nrows + 1)))
-        heavy_cols = rng.permutation(choices)
+        sizes = [int(rng.integers(HEAVY + _MARGIN, min(nrows, VERY_HEAVY) + 1))]
+        if nrows >= VERY_HEAVY + _MARGIN:
+            sizes.append(int(rng.integers(VERY_HEAVY + _MARGIN, nrows + 1)))
+        heavy_cols = list(rng.permutation(choices))
+        if len(heavy_cols) < len(sizes) and skip_col >= 0 and ncols > 1:
+            heavy_cols.append(skip_col)  # two distinct heavy columns beat an empty one
         for i, size in enumerate(sizes):
             c = int(heavy_cols[i % len(heavy_cols)])
             r = _pick(rng, nrows, size)
@@ -874,9 +879,13 @@ class Product:
         kw = dict(mask=self.mask, complement=self.complement, accum=self.accum, out=self.out, replace=self.replace)
         return reference(self.op, self.A, self.u, self.semiring, **kw)
 
-    def call_source(self) -> str:
-        """Python that reproduces this call on the CPU."""
+    def call_source(self, max_items=300) -> str:
+        """Python that reproduces this call on the CPU (just ``repr(self)`` when the
+        matrix or a vector has more than ``max_items`` entries)."""
         sr = _sr.get(self.semiring).name
+        sizes = [self.A.nnz, self.A.shape[1] + 1] + [x.size for x in (self.u, self.mask, self.out) if x is not None]
+        if max(sizes) > max_items:
+            return repr(self)
 
         def arr(x):
             return "None" if x is None else f"np.array({_dev.to_numpy(x).tolist()!r}, dtype=np.{x.dtype})"
@@ -928,7 +937,7 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
         common = dict(pattern=mdt is None, dtype=mdt, min_value=lo, device=device)
         if heavy:
             M = draw(matrices(HEAVY + 1, VERY_HEAVY + 76, 1, 6, heavy_columns=True, directed=True,
-                              density=st.floats(0.0, 0.05), **common))
+                              density=st.integers(0, 5).map(lambda p: p / 100), **common))
             A = M.T if op == "mxv" else M
         else:
             A = draw(matrices(0, max_size, 0, max_size, square=draw(st.booleans()), **common))

@@ -32,9 +32,25 @@ NVCC = shutil.which("nvcc")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 
 
+# popcount's ElementwiseKernel body, wrapped the way CuPy wraps it (one element per thread)
+POPCOUNT_CHECK = """
+template <class T>
+__global__ void spla_popcount_check(const T* xs, int* ys, long long n)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const T x = xs[i];
+    int y;
+    %s;
+    ys[i] = y;
+}
+""" % gpu.POPCOUNT_OP
+POPCOUNT_NAMES = [f"spla_popcount_check<{t}>" for t in ("int", "unsigned int", "long long", "unsigned long long")]
+
+
 def _translation_unit(names):
     """A .cu that includes the kernel headers and takes the address of every instantiation."""
-    lines = [f'#include "{gpu.SPMV_SOURCE}"', f'#include "{gpu.BITS_SOURCE}"',
+    lines = [f'#include "{gpu.SPMV_SOURCE}"', f'#include "{gpu.BITS_SOURCE}"', POPCOUNT_CHECK,
              "extern void* const spla_instances[];", "void* const spla_instances[] = {"]
     lines += [f"    (void*)&{n}," for n in names]
     lines.append("};")
@@ -99,7 +115,8 @@ def test_nvcc_compiles_every_instantiation(tmp_path):
     rest = sorted(set(names) - set(full))
     cross = sorted(set(_cross_product_names()) - set(names))
     nchunks = max(1, min(4, os.cpu_count() or 1))
-    jobs = [(full, ["-c"])] + [(rest[i::nchunks], ["-ptx"]) for i in range(nchunks)] + [(cross, ["-ptx"])]
+    jobs = [(full + POPCOUNT_NAMES, ["-c"])] + [(rest[i::nchunks], ["-ptx"]) for i in range(nchunks)]
+    jobs.append((cross, ["-ptx"]))
     failures = [f"$ {' '.join(cmd)}\n{out}" for cmd, rc, out in _compile_all(tmp_path, jobs) if rc != 0]
     assert not failures, "nvcc failed:\n" + "\n".join(failures)[-20000:]
 

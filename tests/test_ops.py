@@ -205,7 +205,7 @@ def test_every_gpu_kernel_agrees_with_cpu(p):
 @pytest.mark.parametrize("k", [None, 1, 4])
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "bor_first"])
 def test_degenerate_shapes(shape, k, name, device):
-    dtype = np.dtype(np.uint64) if name == "bor_first" else np.dtype(np.float64)
+    dtype = np.dtype(np.uint64) if name in ("bor_first", "any_pair") else np.dtype(np.float64)
     semiring = sr.get(name)
     A = spla.Matrix.from_csc(np.zeros(shape[1] + 1, np.int32), np.zeros(0, np.int32), None, shape, device=device)
     for op in ("vxm", "mxv"):
@@ -216,6 +216,16 @@ def test_degenerate_shapes(shape, k, name, device):
         assert got.shape == ((n_out,) if k is None else (n_out, k))
         assert_equal(got, p.expected())
         assert np.all(_dev.to_numpy(got) == identity(semiring, dtype))
+
+
+@pytest.mark.parametrize("name", sr.names())
+def test_empty_block(name, device):
+    """A block of k = 0 vectors gives an (m, 0) result."""
+    s = sr.get(name)
+    A = spla.Matrix.from_edges(np.array([0, 1, 2]), np.array([1, 2, 2]), directed=True, device=device)
+    u = A.xp.zeros((3, 0), dtype=s.dtypes[-1])
+    assert spla.vxm(u, A, name).shape == (3, 0)
+    assert spla.mxv(A, u, name, mask=A.xp.ones(3, dtype=bool)).shape == (3, 0)
 
 
 @pytest.mark.parametrize("kernel", ["auto", "scCSC", "veCSC", "scCOOC", "AUTO", "sccsc", "VECSC", "sccooc"])
@@ -249,19 +259,23 @@ def test_identity_inputs_contribute_nothing():
     inf = np.inf
     assert_equal(spla.vxm(np.array([inf, 3.0, inf]), A, "min_first"), np.array([inf, inf, 3.0]))
     assert_equal(spla.vxm(np.array([inf, inf, inf]), A, "min_first"), np.full(3, inf))
-    B = np.array([[0, 0], [2, 0], [0, 0]], dtype=np.int64)   # block: per element
-    assert_equal(spla.vxm(B, A, "any_pair"), np.array([[0, 0], [0, 0], [1, 0]]))
+    B = np.array([[0, 0], [2, 0], [0, 0]], dtype=np.uint64)   # block: per element
+    assert_equal(spla.vxm(B, A, "any_pair"), np.array([[0, 0], [0, 0], [1, 0]], dtype=np.uint64))
 
 
-def test_any_monoid_on_negative_contributions():
+def test_any_monoid_is_exact_where_defined():
     """any returns one of the contributions (spla: the largest), never the identity 0 when
-    something contributed -- also when every contribution is negative."""
+    something contributed.  It is defined on bool and unsigned domains only, where the
+    identity is below every value; signed and float domains are refused at the door."""
     A = spla.Matrix.from_edges(np.array([0, 1]), np.array([2, 2]), directed=True, device="cpu")
-    for dtype in (np.int32, np.int64, np.float32, np.float64):
-        u = np.array([-3, -5, 0], dtype=dtype)
-        assert_equal(spla.vxm(u, A, "any_first"), np.array([0, 0, -3], dtype=dtype), err_msg=f"1-D {dtype}")
-        assert_equal(spla.vxm(u[:, None].copy(), A, "any_first"), np.array([[0], [0], [-3]], dtype=dtype),
+    for dtype in (np.uint32, np.uint64):
+        u = np.array([3, 5, 0], dtype=dtype)
+        assert_equal(spla.vxm(u, A, "any_first"), np.array([0, 0, 5], dtype=dtype), err_msg=f"1-D {dtype}")
+        assert_equal(spla.vxm(u[:, None].copy(), A, "any_first"), np.array([[0], [0], [5]], dtype=dtype),
                      err_msg=f"block {dtype}")
+    for dtype in (np.int32, np.int64, np.float32, np.float64):
+        with pytest.raises(spla.DomainMismatch, match="any_first is not defined on dtype"):
+            spla.vxm(np.array([-3, -5, 0], dtype=dtype), A, "any_first")
 
 
 def test_stored_zero_is_an_arc():
@@ -304,9 +318,10 @@ def test_block_columns_are_independent(device):
     A = spla.Matrix.from_scipy((rng.random((30, 20)) < 0.2) * rng.integers(1, 5, (30, 20)), device=device)
     U = np.ascontiguousarray(rng.integers(0, 4, (30, 6)).astype(np.float64))
     for name in ("plus_times", "min_plus", "max_first", "any_pair"):
-        Y = _dev.to_numpy(spla.vxm(_dev.to_device(U, device), A, name))
+        V = U.astype(np.uint64) if name == "any_pair" else U
+        Y = _dev.to_numpy(spla.vxm(_dev.to_device(V, device), A, name))
         for c in range(6):
-            y = _dev.to_numpy(spla.vxm(_dev.to_device(U[:, c].copy(), device), A, name))
+            y = _dev.to_numpy(spla.vxm(_dev.to_device(V[:, c].copy(), device), A, name))
             assert_equal(Y[:, c], y, err_msg=f"{name} column {c}")
 
 
@@ -340,7 +355,7 @@ def test_int64_indices(monkeypatch):
     assert A.colptr.dtype == np.int64 and A.rowidx.dtype == np.int64
     assert A.T.colptr.dtype == np.int64
     for name, dt in (("plus_times", np.float32), ("min_plus", np.float32), ("bor_first", np.uint64),
-                     ("any_pair", np.int32)):
+                     ("any_pair", np.uint32)):
         u = rng.integers(0, 3, 40).astype(dt)
         v = rng.integers(0, 3, 30).astype(dt)
         for kernel in KERNEL_NAMES:

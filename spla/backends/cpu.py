@@ -86,7 +86,7 @@ def _generic_product(u, A, semiring, op, cols, dtype, ident):
         return t
     mul = _sr.BINARY_OPS[op]
     ufunc = semiring.add.ufunc
-    step = max(1, _CHUNK_ELEMS // k)
+    step = max(1, _CHUNK_ELEMS // max(k, 1))
     for lo in range(0, nnz, step):  # chunks of entries, not a loop over edges
         hi = min(nnz, lo + step)
         p = np.arange(lo, hi) if pos is None else pos[lo:hi]
@@ -154,7 +154,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
 
 def popcount(X):
     """Elementwise popcount of an unsigned/signed integer array (int32 result)."""
-    return np.bitwise_count(X).astype(np.int32)
+    return np.bitwise_count(X.view(f"u{X.dtype.itemsize}") if X.dtype.kind == "i" else X).astype(np.int32)
 
 
 def weighted_rowsum(X, weights=None):

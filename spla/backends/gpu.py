@@ -147,6 +147,11 @@ def supports(kernel, semiring, dtype):
     return True, f"{kernel} reduces in registers, no atomics"
 
 
+@functools.lru_cache(maxsize=4096)
+def _supports_cached(kernel, sr, dtype):
+    return supports(kernel, sr, dtype)
+
+
 # ---------------------------------------------------------------------------------------------
 # Template instantiation names
 # ---------------------------------------------------------------------------------------------
@@ -260,13 +265,14 @@ def _bits_module(device_id):
         return {w: mod.get_function(expr) for w, expr in names.items()}
 
 
+#: Body of the popcount ElementwiseKernel (T: a 4- or 8-byte integer; y: int).
+POPCOUNT_OP = "y = (sizeof(T) == 8) ? __popcll((unsigned long long)x) : __popc((unsigned int)x)"
+
+
 @functools.lru_cache(maxsize=None)
 def _popcount_kernel():
     cp = _cupy()
-    return cp.ElementwiseKernel(
-        "T x", "int32 y",
-        "y = (sizeof(T) == 8) ? __popcll((unsigned long long)x) : __popc((unsigned int)x)",
-        "spla_popcount")
+    return cp.ElementwiseKernel("T x", "int32 y", POPCOUNT_OP, "spla_popcount")
 
 
 def _grid(threads):
@@ -324,7 +330,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     cp = _cupy()
     sr = _sr.get(semiring)
     dtype = np.dtype(u.dtype)
-    ok, why = supports(kernel, sr, dtype)
+    ok, why = _supports_cached(kernel, sr, dtype)
     if not ok:
         raise KernelUnavailable(f"GPU kernel {kernel} cannot run {sr.name} on {dtype}: {why}")
     if accum not in ACCUM_CODES:

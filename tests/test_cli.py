@@ -1,0 +1,486 @@
+"""The ``spla`` command: bad input (one line, exit 2, no traceback), atomic output,
+Ctrl-C, the report, and one real graph compared with networkx.
+
+Most tests run the command as a subprocess (``python -m spla`` with PYTHONPATH set to
+the repository).  Tests about the output use a fake ``algorithms`` package (written to
+a temporary directory put first on PYTHONPATH), so they do not depend on the real
+algorithms' speed; the comparison with networkx uses the real ones and is skipped
+when they cannot be imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_graphs() -> Path | None:
+    """../shared/graphs beside the repository, or None (tests using it skip)."""
+    root = (REPO / ".." / "shared" / "graphs").resolve()
+    return root if (root / "graphs.tsv").is_file() else None
+
+
+def real_algorithms() -> bool:
+    try:
+        import algorithms
+
+        return callable(getattr(algorithms, "betweenness_centrality", None))
+    except Exception:
+        return False
+
+
+def gpu_present() -> bool:
+    import spla
+
+    return spla.gpu_available()
+
+
+needs_algorithms = pytest.mark.skipif(not real_algorithms(), reason="algorithms package not importable yet")
+needs_shared = pytest.mark.skipif(shared_graphs() is None, reason="../shared/graphs not present")
+
+FAKE_ALGORITHMS = '''
+"""A stand-in for the algorithms package: cheap, predictable values, and hooks to be
+slow (FAKE_SLOW=<marker file>) or to fail (FAKE_FAIL=1) in the middle of a run."""
+import os, time
+import numpy as np
+import spla
+
+def _deg(A):
+    return np.asarray(spla.device.to_numpy(A.out_degree()), dtype=np.float64)
+
+def betweenness_centrality(A, *, k=None, seed=None, normalized=True, device=None, kernel="auto", progress=None):
+    n = A.shape[0]
+    marker = os.environ.get("FAKE_SLOW")
+    if marker:
+        open(marker, "w").close()
+        for i in range(600):
+            time.sleep(0.05)
+            if progress:
+                progress(i, 600)
+    if os.environ.get("FAKE_FAIL"):
+        raise spla.InvalidGraph("fake failure in the middle of the run")
+    return np.arange(n, dtype=np.float64) / max(n, 1)
+
+def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", progress=None):
+    return _deg(A) / 10
+
+def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
+    return _deg(A) * 2
+
+def sum_of_distances(A, *, device=None, kernel="auto", progress=None):
+    return np.asarray(_deg(A), dtype=np.int64)
+
+def pagerank(A, *, alpha=0.85, device=None, kernel="auto"):
+    w = _deg(A) + 1
+    return w / w.sum()
+
+def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
+    return np.asarray(_deg(A) * radius, dtype=np.int64)
+
+def degree_centrality(A, *, device=None):
+    return _deg(A) / max(A.shape[0] - 1, 1)
+
+def bfs_levels(A, source, *, device=None, kernel="auto"):
+    lv = np.full(A.shape[0], -1, dtype=np.int64)
+    lv[source] = 0
+    return lv
+
+def rank_correlation(x, y, method="spearman"):
+    return float(np.corrcoef(x, y)[0, 1])
+'''
+
+
+@pytest.fixture
+def fake(tmp_path_factory):
+    """Directory holding the fake ``algorithms`` package."""
+    d = tmp_path_factory.mktemp("fake")
+    (d / "algorithms").mkdir()
+    (d / "algorithms" / "__init__.py").write_text(FAKE_ALGORITHMS)
+    return d
+
+
+def _env(fake_dir=None, **extra):
+    env = dict(os.environ)
+    env.pop("SPLA_DEBUG", None)
+    paths = ([str(fake_dir)] if fake_dir else []) + [str(REPO)]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def spla_cmd(*args, cwd, fake_dir=None, timeout=300, **extra):
+    """Run ``python -m spla ARGS``; returns the CompletedProcess (text mode)."""
+    return subprocess.run([sys.executable, "-m", "spla", *map(str, args)], cwd=cwd, env=_env(fake_dir, **extra),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def assert_one_line_error(res, pattern):
+    """Exit status 2, exactly one stderr line 'spla: error: ...' matching pattern, no traceback."""
+    assert "Traceback" not in res.stderr, res.stderr
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1, f"expected one stderr line, got:\n{res.stderr}"
+    assert lines[0].startswith("spla: error: "), lines[0]
+    assert re.search(pattern, lines[0]), f"{pattern!r} not in {lines[0]!r}"
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    assert res.stdout == ""
+
+
+def write(dirpath: Path, name: str, text: str) -> Path:
+    p = dirpath / name
+    p.write_text(text)
+    return p
+
+
+MM = "%%MatrixMarket matrix coordinate pattern general\n"
+
+
+# ============================================================================ bad input
+@pytest.mark.parametrize("name, text, pattern", [
+    ("hdr.mtx", "%%MatrixMarket matrix coordinate pattern\n2 2 1\n1 2\n",
+     r"hdr\.mtx:1: malformed Matrix Market header"),
+    ("size.mtx", MM + "3 3\n1 2\n", r"size\.mtx:2: malformed size line: expected 'rows columns entries'"),
+    ("data.mtx", MM + "3 3 2\n1 2\n2 3 4\n", r"data\.mtx:4: expected 2 fields 'row column'"),
+    ("data.txt", "1 2\n3\n", r"data\.txt:2: expected at least 2 fields"),
+    ("rect.mtx", MM + "3 4 1\n1 2\n", r"rect\.mtx:2: the matrix is 3 x 4; .* must be square"),
+    ("zero.mtx", MM + "3 3 1\n0 2\n", r"zero\.mtx:3: row index 0 is outside 1\.\.3"),
+    ("neg.mtx", MM + "3 3 1\n1 -2\n", r"neg\.mtx:3: column index -2 is outside"),
+    ("big.mtx", MM + "3 3 1\n1 9\n", r"big\.mtx:3: column index 9 is outside 1\.\.3"),
+    ("metis0.graph", "2 1\n0\n1\n", r"metis0\.graph:2: neighbour 0 is outside"),
+    ("few.mtx", MM + "3 3 3\n1 2\n2 3\n", r"declares 3 entries but the file has only 2"),
+    ("many.mtx", MM + "3 3 1\n1 2\n2 3\n", r"many\.mtx:4: more entries than the 1 declared"),
+    ("metism.graph", "3 5\n2\n1\n\n", r"declares m=5 edges"),
+    ("nonnum.txt", "1 2 0.5\n2 3 x\n", r"nonnum\.txt:2: non-numeric weight 'x'"),
+    ("empty.txt", "# nothing here\n", r"the graph is empty"),
+    ("empty.mtx", MM + "0 0 0\n", r"the graph is empty"),
+    ("graph.xyz", "1 2\n", r"unknown graph format"),
+])
+def test_bad_files(tmp_path, name, text, pattern):
+    p = write(tmp_path, name, text)
+    assert_one_line_error(spla_cmd("centrality", p, cwd=tmp_path), pattern)
+
+
+def test_missing_file(tmp_path):
+    assert_one_line_error(spla_cmd("centrality", "nope.mtx", cwd=tmp_path), r"nope\.mtx: no such file")
+    assert_one_line_error(spla_cmd("info", "nope.txt", cwd=tmp_path), r"nope\.txt: no such file")
+
+
+def test_unreadable_file(tmp_path):
+    # a directory cannot be read as a file (works as root too)
+    (tmp_path / "dir.txt").mkdir()
+    assert_one_line_error(spla_cmd("centrality", "dir.txt", cwd=tmp_path), r"dir\.txt: is a directory")
+    # a path through a regular file
+    write(tmp_path, "f.txt", "1 2\n")
+    assert_one_line_error(spla_cmd("centrality", "f.txt/g.txt", cwd=tmp_path), r"cannot read the file")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root can read mode-000 files")
+def test_permission_denied(tmp_path):
+    p = write(tmp_path, "g.txt", "1 2\n")
+    p.chmod(0)
+    try:
+        assert_one_line_error(spla_cmd("centrality", p, cwd=tmp_path), "permission denied")
+    finally:
+        p.chmod(0o644)
+
+
+def test_corrupt_gzip(tmp_path):
+    (tmp_path / "g.txt.gz").write_bytes(b"\x1f\x8b" + b"garbage" * 10)
+    assert_one_line_error(spla_cmd("centrality", "g.txt.gz", cwd=tmp_path), "corrupt or truncated")
+
+
+@pytest.mark.parametrize("weight, pattern", [
+    ("nan", r"w\.txt:2: 1 NaN or infinite edge weights .* for pagerank"),
+    ("inf", r"w\.txt:2: 1 NaN or infinite edge weights"),
+    ("-1", r"w\.txt:2: 1 negative edge weights \(first: -1\.0\); .* finite and non-negative for pagerank"),
+])
+def test_bad_weights_for_pagerank(tmp_path, weight, pattern):
+    write(tmp_path, "w.txt", f"1 2 1\n2 3 {weight}\n")
+    assert_one_line_error(spla_cmd("centrality", "w.txt", "--measures", "pagerank", cwd=tmp_path), pattern)
+    assert_one_line_error(spla_cmd("centrality", "w.txt", cwd=tmp_path), pattern)  # 'all' includes pagerank
+
+
+def test_bad_weights_ignored_by_unweighted_measures(tmp_path, fake):
+    write(tmp_path, "w.txt", "1 2 1\n2 3 nan\n")
+    res = spla_cmd("centrality", "w.txt", "--measures", "bc,degree", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0, res.stderr
+    assert "unweighted in spla and ignore them" in res.stderr
+
+
+@pytest.mark.parametrize("args, pattern", [
+    (["--measures", "bc,foo"], r"unknown measure 'foo'; choose from bc, closeness"),
+    (["--measures", ","], r"--measures is empty"),
+    (["--device", "tpu"], r"argument --device: invalid choice: 'tpu'"),
+    (["--kernel", "fast"], r"argument --kernel: invalid choice 'fast'"),
+    (["--alpha", "1.5"], r"--alpha must be in \(0, 1\), got 1\.5"),
+    (["--alpha", "x"], r"argument --alpha: invalid float value: 'x'"),
+    (["--radius", "-1"], r"--radius must be >= 0"),
+    (["--samples", "0"], r"--samples must be >= 1"),
+    (["--top", "-3"], r"--top must be >= 0"),
+    (["--format", "gml"], r"argument --format: invalid choice: 'gml'"),
+    (["--directed", "--undirected"], r"not allowed with argument"),
+    (["--bogus"], r"unrecognized arguments: --bogus"),
+    (["--out", "no/such/dir/out.csv"], r"--out no/such/dir/out\.csv: directory .* does not exist"),
+    (["--out", "."], r"--out \.: is a directory"),
+])
+def test_bad_options(tmp_path, args, pattern):
+    write(tmp_path, "g.txt", "1 2\n")
+    assert_one_line_error(spla_cmd("centrality", "g.txt", *args, cwd=tmp_path), pattern)
+
+
+def test_no_or_unknown_command(tmp_path):
+    assert_one_line_error(spla_cmd(cwd=tmp_path), "a command is required")
+    assert_one_line_error(spla_cmd("centrallity", cwd=tmp_path), "invalid choice: 'centrallity'")
+
+
+@pytest.mark.skipif(gpu_present(), reason="a GPU is present")
+def test_device_gpu_without_gpu(tmp_path):
+    write(tmp_path, "g.txt", "1 2\n")
+    assert_one_line_error(spla_cmd("centrality", "g.txt", "--device", "gpu", cwd=tmp_path), r"no GPU is available")
+    assert_one_line_error(spla_cmd("info", "g.txt", "--device", "gpu", cwd=tmp_path), r"no GPU is available")
+
+
+def test_help_and_version(tmp_path):
+    res = spla_cmd("--help", cwd=tmp_path)
+    assert res.returncode == 0 and "centrality" in res.stdout
+    res = spla_cmd("centrality", "--help", cwd=tmp_path)
+    assert res.returncode == 0 and "--measures" in res.stdout and "--correlations" in res.stdout
+    res = spla_cmd("--version", cwd=tmp_path)
+    assert res.returncode == 0 and res.stdout.startswith("spla ")
+
+
+# ============================================================================ output files
+def test_csv_to_stdout_and_report(tmp_path, fake):
+    write(tmp_path, "g.csv", "source,target\nalice,bob\nbob,carol\ncarol,alice\ndave,alice\n")
+    res = spla_cmd("centrality", "g.csv", "--undirected", "--top", "2", "--correlations", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert rows[0] == ["vertex", "bc", "closeness", "harmonic", "distance-sum", "pagerank", "daccer", "degree"]
+    assert [r[0] for r in rows[1:]] == ["alice", "bob", "carol", "dave"]
+    assert rows[1][6] == "6"  # daccer (fake: degree * radius) stays an integer
+    err = res.stderr
+    for text in ("4 vertices, 4 undirected edges (8 arcs)", "directed    no: --undirected given",
+                 "self-loops  0 dropped", "device      cpu", "kernel      ", "skipped the header row",
+                 "top 2 by bc", "Spearman correlation", "Pearson correlation"):
+        assert text in err, (text, err)
+    assert re.search(r"^bc +\d+\.\d+ s$", err, re.M)
+    assert "Traceback" not in err
+
+
+def test_tsv_output_and_quiet(tmp_path, fake):
+    write(tmp_path, "g.txt", "10 20\n20 30\n30 30\n")
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree,bc", "--out", "res.tsv", "--quiet",
+                   cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0 and res.stderr == "" and res.stdout == ""
+    rows = [line.split("\t") for line in (tmp_path / "res.tsv").read_text().splitlines()]
+    assert rows[0] == ["vertex", "degree", "bc"]
+    assert [r[0] for r in rows[1:]] == ["10", "20", "30"]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_self_loops_reported_and_directed_default(tmp_path, fake):
+    write(tmp_path, "g.txt", "1 2\n2 2\n3 3\n")
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0
+    assert "self-loops  2 dropped" in res.stderr
+    assert "directed    yes: edge lists are directed unless" in res.stderr
+    assert "3 vertices, 1 arcs" in res.stderr
+
+
+def test_failure_never_clobbers_existing_output(tmp_path, fake):
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    out = write(tmp_path, "out.csv", "precious\n")
+    res = spla_cmd("centrality", "g.txt", "--out", "out.csv", cwd=tmp_path, fake_dir=fake, FAKE_FAIL=1)
+    assert res.returncode == 2 and "fake failure" in res.stderr and "Traceback" not in res.stderr
+    assert out.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.csv"]
+    # bad input: same
+    write(tmp_path, "bad.mtx", MM + "3 3 1\n0 1\n")
+    res = spla_cmd("centrality", "bad.mtx", "--out", "out.csv", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 2 and out.read_text() == "precious\n"
+
+
+def test_success_replaces_output_atomically_keeping_its_mode(tmp_path, fake):
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    out = write(tmp_path, "out.csv", "old\n")
+    out.chmod(0o640)
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "out.csv", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0, res.stderr
+    assert out.read_text().splitlines()[0] == "vertex,degree"
+    assert (out.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.csv"]
+
+
+def test_gzip_output(tmp_path, fake):
+    import gzip
+
+    write(tmp_path, "g.txt", "1 2\n")
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "o.csv.gz", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0, res.stderr
+    assert gzip.decompress((tmp_path / "o.csv.gz").read_bytes()).decode().startswith("vertex,degree\n1,")
+
+
+def test_ctrl_c_stops_quickly_with_130_and_no_output(tmp_path, fake):
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    out = write(tmp_path, "out.csv", "precious\n")
+    marker = tmp_path / "started"
+    proc = subprocess.Popen([sys.executable, "-m", "spla", "centrality", "g.txt", "--out", "out.csv"],
+                            cwd=tmp_path, env=_env(fake, FAKE_SLOW=marker), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the fake algorithm never started"
+            time.sleep(0.05)
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert elapsed < 1.0 + 1.0, f"took {elapsed:.2f} s to stop"  # 1 s, plus slack for a loaded machine
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert stdout == ""
+    assert out.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.csv", "started"]
+
+
+# ============================================================================ in-process helpers
+def test_progress_bar_draws_only_when_enabled():
+    from spla.cli import ProgressBar
+
+    s = io.StringIO()
+    bar = ProgressBar("bc", stream=s, enabled=True)
+    bar(0, 10)
+    bar(10, 10)
+    assert "ETA" in s.getvalue() and "100.0%" in s.getvalue()
+    bar.close()
+    assert s.getvalue().endswith("\r")
+    s2 = io.StringIO()
+    off = ProgressBar("bc", stream=s2, enabled=False)
+    off(5, 10)
+    off.close()
+    assert s2.getvalue() == ""
+
+
+def test_parse_measures():
+    from spla.cli import MEASURES, UsageError, parse_measures
+
+    assert parse_measures("all") == list(MEASURES)
+    assert parse_measures("PageRank, bc,bc") == ["pagerank", "bc"]
+    assert parse_measures("betweenness,distance_sum") == ["bc", "distance-sum"]
+    with pytest.raises(UsageError):
+        parse_measures("nope")
+
+
+def test_memory_estimate():
+    from spla.cli import MEASURES, estimate_device_memory
+
+    est = estimate_device_memory(1000, 10_000, directed=False)
+    assert set(est) == set(MEASURES)
+    matrix = (1000 + 1 + 10_000) * 4
+    assert est["bc"][0] == matrix + 64 * 1000 * 256
+    assert estimate_device_memory(1000, 10_000, directed=True)["bc"][0] == 2 * matrix + 64 * 1000 * 256
+    assert estimate_device_memory(10, 20, directed=False, batch=1)["bc"][0] == (10 + 1 + 20) * 4 + 64 * 10
+
+
+def test_bundled_graph_is_packaged():
+    from spla.cli import bundled_graph
+    from spla.io import read_graph
+
+    with bundled_graph() as path:
+        g = read_graph(path)
+    assert (g.n, g.format, g.directed) == (4941, "metis", False)
+    assert g.src.size == 2 * 6594 and g.self_loops == 0
+
+
+# ============================================================================ real algorithms
+@needs_algorithms
+def test_info_on_bundled_graph(tmp_path):
+    res = spla_cmd("info", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    for text in ("power.graph.gz (METIS; bundled", "vertices           4,941", "6,594 undirected edges",
+                 "directed           no: METIS adjacency lists are undirected", "self-loops         0",
+                 "degree             max 19", "scale-free metric", "kernel", "BFS depth", "device memory"):
+        assert text in out, (text, out)
+    assert re.search(r"^  bc +\d", out, re.M)
+
+
+@needs_algorithms
+def test_centrality_on_bundled_graph(tmp_path):
+    res = spla_cmd("centrality", "--measures", "degree,pagerank", "--top", "3", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert rows[0] == ["vertex", "degree", "pagerank"] and len(rows) == 4942
+    assert rows[1][0] == "1" and rows[-1][0] == "4941"
+    assert "top 3 by pagerank" in res.stderr
+
+
+@needs_algorithms
+@needs_shared
+def test_csv_matches_networkx_on_karate_club(tmp_path):
+    """The command's CSV for Zachary's karate club equals networkx's centralities."""
+    nx = pytest.importorskip("networkx")
+    path = shared_graphs() / "other" / "karate_club.edges"
+    res = spla_cmd("centrality", path, "--undirected", "--out", "k.csv", "--correlations", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    with open(tmp_path / "k.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    got = {key: {int(r["vertex"]): float(r[key]) for r in rows} for key in rows[0] if key != "vertex"}
+
+    G = nx.read_edgelist(str(path), nodetype=int, data=(("weight", float),))
+    assert len(rows) == G.number_of_nodes() == 34
+    expected = {
+        "bc": nx.betweenness_centrality(G),
+        "closeness": nx.closeness_centrality(G),
+        "harmonic": nx.harmonic_centrality(G),
+        "distance-sum": {v: float(sum(nx.single_source_shortest_path_length(G, v).values())) for v in G},
+        "pagerank": nx.pagerank(G, weight="weight"),
+        "daccer": {v: float(sum(G.degree(u) for u in nx.single_source_shortest_path_length(G, v, cutoff=2)))
+                   for v in G},
+        "degree": nx.degree_centrality(G),
+    }
+    for key, ref in expected.items():
+        tol = 1e-5 if key == "pagerank" else 1e-9
+        for v, x in ref.items():
+            assert got[key][v] == pytest.approx(x, rel=tol, abs=tol), (key, v)
+    assert "note        the file has edge weights" in res.stderr
+
+
+@needs_algorithms
+@needs_shared
+def test_metis_graph_matches_networkx_bc(tmp_path):
+    """jazz (METIS, labels 1..n): betweenness and closeness equal networkx's."""
+    nx = pytest.importorskip("networkx")
+    from spla.io import read_graph
+
+    path = shared_graphs() / "suitesparse_dimacs10" / "jazz.graph.gz"
+    res = spla_cmd("centrality", path, "--measures", "bc,closeness", "--quiet", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    g = read_graph(path)
+    G = nx.Graph()
+    G.add_nodes_from(g.labels.tolist())
+    G.add_edges_from(zip(g.labels[g.src].tolist(), g.labels[g.dst].tolist()))
+    bc, cl = nx.betweenness_centrality(G), nx.closeness_centrality(G)
+    for r in rows:
+        v = int(r["vertex"])
+        assert float(r["bc"]) == pytest.approx(bc[v], abs=1e-12)
+        assert float(r["closeness"]) == pytest.approx(cl[v], abs=1e-12)
+    assert np.isclose(sum(float(r["bc"]) for r in rows), sum(bc.values()))

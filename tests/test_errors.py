@@ -1,0 +1,314 @@
+"""Every bad argument of vxm / mxv / the Matrix constructors / bits fails at the door with
+a clear message, an spla exception class that also derives from the built-in one a
+Python user expects, and no side effect."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import spla
+from spla import bits
+from spla import device as _dev
+
+
+@pytest.fixture
+def A():
+    return spla.Matrix.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]), directed=True, device="cpu")  # 4x4
+
+
+@pytest.fixture
+def u():
+    return np.array([1.0, 2.0, 0.0, 3.0])
+
+
+def products():
+    return [("vxm", lambda u, A, *a, **k: spla.vxm(u, A, *a, **k)),
+            ("mxv", lambda u, A, *a, **k: spla.mxv(A, u, *a, **k))]
+
+
+OPS = pytest.mark.parametrize("op", products(), ids=lambda p: p[0])
+
+
+# --------------------------------------------------------------------------- hierarchy
+@pytest.mark.parametrize("cls,base", [
+    (spla.DimensionMismatch, ValueError), (spla.DomainMismatch, TypeError), (spla.DeviceMismatch, ValueError),
+    (spla.UnknownNameError, ValueError), (spla.KernelUnavailable, ValueError), (spla.NoGPUError, RuntimeError),
+    (spla.DeviceMemoryError, MemoryError), (spla.InvalidGraph, ValueError), (spla.ConvergenceError, RuntimeError),
+])
+def test_exception_hierarchy(cls, base):
+    assert issubclass(cls, spla.SplaError) and issubclass(cls, base)
+
+
+# --------------------------------------------------------------------------- vxm / mxv
+@OPS
+def test_unknown_semiring(op, A, u):
+    with pytest.raises(spla.UnknownNameError, match=r"unknown semiring 'plus_tims'.*plus_times"):
+        op[1](u, A, "plus_tims")
+    with pytest.raises(spla.UnknownNameError, match="unknown semiring"):
+        op[1](u, A, 42)
+
+
+@OPS
+def test_unknown_kernel(op, A, u):
+    with pytest.raises(spla.UnknownNameError, match=r"unknown kernel 'warp'.*scCSC"):
+        op[1](u, A, "plus_times", kernel="warp")
+    with pytest.raises(spla.UnknownNameError, match="unknown kernel None"):
+        op[1](u, A, "plus_times", kernel=None)
+
+
+@OPS
+def test_unknown_accum(op, A, u):
+    with pytest.raises(spla.UnknownNameError, match=r"unknown accum 'times'.*plus"):
+        op[1](u, A, "plus_times", accum="times", out=np.zeros(4))
+
+
+@OPS
+def test_accum_without_out(op, A, u):
+    with pytest.raises(ValueError, match=r"accum='plus' needs out="):
+        op[1](u, A, "plus_times", accum="plus")
+
+
+@OPS
+def test_accum_not_defined_on_dtype(op, A):
+    with pytest.raises(spla.DomainMismatch, match=r"accum 'lor' is not defined on dtype float64"):
+        op[1](np.ones(4), A, "plus_times", accum="lor", out=np.zeros(4))
+    with pytest.raises(spla.DomainMismatch, match=r"accum 'bor' is not defined on dtype float32"):
+        op[1](np.ones(4, np.float32), A, "plus_times", accum="bor", out=np.zeros(4, np.float32))
+    with pytest.raises(spla.DomainMismatch, match=r"accum 'plus' is not defined on dtype bool"):
+        op[1](np.ones(4, bool), A, "lor_land", accum="plus", out=np.zeros(4, bool))
+
+
+@OPS
+def test_wrong_u_shape(op, A):
+    with pytest.raises(spla.DimensionMismatch, match=r"u has 3 rows but A of shape \(4, 4\) needs 4"):
+        op[1](np.ones(3), A, "plus_times")
+    with pytest.raises(spla.DimensionMismatch, match=r"u must be 1-D \(n,\) or a 2-D block \(n, k\)"):
+        op[1](np.ones((4, 2, 2)), A, "plus_times")
+    with pytest.raises(spla.DimensionMismatch, match=r"u must be 1-D"):
+        op[1](np.ones(()), A, "plus_times")
+
+
+def test_wrong_u_rows_rectangular():
+    R = spla.Matrix.from_scipy(sp.random(3, 5, density=0.5, random_state=0), device="cpu")
+    with pytest.raises(spla.DimensionMismatch, match=r"vxm: u has 5 rows but A of shape \(3, 5\) needs 3"):
+        spla.vxm(np.ones(5), R, "plus_times")
+    with pytest.raises(spla.DimensionMismatch, match=r"mxv: u has 3 rows but A of shape \(3, 5\) needs 5"):
+        spla.mxv(R, np.ones(3), "plus_times")
+
+
+@OPS
+def test_u_dtype_not_in_semiring(op, A):
+    with pytest.raises(spla.DomainMismatch, match=r"semiring lor_land is not defined on dtype float64; it accepts bool"):
+        op[1](np.ones(4), A, "lor_land")
+    with pytest.raises(spla.DomainMismatch, match=r"semiring bor_first is not defined on dtype float32"):
+        op[1](np.ones(4, np.float32), A, "bor_first")
+    with pytest.raises(spla.DomainMismatch, match=r"semiring plus_times is not defined on dtype bool"):
+        op[1](np.ones(4, bool), A, "plus_times")
+    with pytest.raises(spla.DomainMismatch, match=r"not defined on dtype float16"):
+        op[1](np.ones(4, np.float16), A, "plus_times")
+    with pytest.raises(spla.DomainMismatch, match=r"not defined on dtype complex128"):
+        op[1](np.ones(4, np.complex128), A, "plus_times")
+
+
+@OPS
+def test_u_not_an_array(op, A):
+    with pytest.raises(TypeError, match=r"u must be a NumPy array on cpu, got list"):
+        op[1]([1.0, 2.0, 0.0, 3.0], A, "plus_times")
+
+
+@OPS
+def test_mask_dtype(op, A, u):
+    with pytest.raises(spla.DomainMismatch, match=r"mask must be a bool array, got dtype int64; use mask.astype\(bool\)"):
+        op[1](u, A, "plus_times", mask=np.ones(4, dtype=np.int64))
+
+
+@OPS
+def test_mask_shape(op, A, u):
+    with pytest.raises(spla.DimensionMismatch, match=r"mask has shape \(3,\) but the output has shape \(4,\)"):
+        op[1](u, A, "plus_times", mask=np.ones(3, dtype=bool))
+    with pytest.raises(spla.DimensionMismatch, match=r"mask has shape \(4, 3\) but the output has shape \(4, 2\) "
+                                                    r"\(a block also accepts \(4,\)\)"):
+        op[1](np.ones((4, 2)), A, "plus_times", mask=np.ones((4, 3), dtype=bool))
+    with pytest.raises(spla.DimensionMismatch, match=r"mask has shape \(4, 1\) but the output has shape \(4,\)"):
+        op[1](u, A, "plus_times", mask=np.ones((4, 1), dtype=bool))
+
+
+@OPS
+def test_mask_not_an_array(op, A, u):
+    with pytest.raises(TypeError, match=r"mask must be a NumPy array"):
+        op[1](u, A, "plus_times", mask=[True] * 4)
+
+
+@OPS
+def test_out_shape_dtype_layout(op, A, u):
+    with pytest.raises(spla.DimensionMismatch, match=r"out has shape \(5,\) but the result has shape \(4,\)"):
+        op[1](u, A, "plus_times", out=np.zeros(5))
+    with pytest.raises(spla.DimensionMismatch, match=r"out has shape \(4,\) but the result has shape \(4, 2\)"):
+        op[1](np.ones((4, 2)), A, "plus_times", out=np.zeros(4))
+    with pytest.raises(spla.DomainMismatch, match=r"out has dtype float32 but the result has u's dtype float64"):
+        op[1](u, A, "plus_times", out=np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match=r"out must be C-contiguous"):
+        op[1](np.ones((4, 2)), A, "plus_times", out=np.zeros((2, 4)).T)
+    with pytest.raises(TypeError, match=r"out must be a NumPy array"):
+        op[1](u, A, "plus_times", out=[0.0] * 4)
+
+
+@OPS
+def test_complement_without_mask(op, A, u):
+    with pytest.raises(ValueError, match=r"complement=True needs a mask"):
+        op[1](u, A, "plus_times", complement=True)
+
+
+@OPS
+@pytest.mark.parametrize("bad", [sp.csc_array(np.eye(4)), np.eye(4), nx.path_graph(4), None])
+def test_A_not_a_matrix(op, bad, u):
+    with pytest.raises(TypeError, match=r"A must be a spla.Matrix, got .*; build one with spla.Matrix.from_scipy"):
+        op[1](u, bad, "plus_times")
+
+
+@OPS
+def test_errors_leave_out_untouched(op, A, u):
+    out = np.full(4, 7.0)
+    for kw in (dict(accum="times"), dict(mask=np.ones(3, bool)), dict(kernel="nope"), dict(complement=True)):
+        with pytest.raises(ValueError):
+            op[1](u, A, "plus_times", out=out, **kw)
+        assert np.all(out == 7.0)
+    with pytest.raises(spla.UnknownNameError):
+        op[1](u, A, "nope", out=out)
+    assert np.all(out == 7.0)
+
+
+@pytest.mark.gpu
+@OPS
+def test_device_mismatch(op):
+    A = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), device="gpu:0")
+    cp = _dev.cupy_module()
+    with pytest.raises(spla.DeviceMismatch, match=r"u lives on cpu but the matrix lives on gpu:0"):
+        op[1](np.ones(3), A, "plus_times")
+    with pytest.raises(spla.DeviceMismatch, match=r"mask lives on cpu but the matrix lives on gpu:0"):
+        op[1](cp.ones(3), A, "plus_times", mask=np.ones(3, bool))
+    with pytest.raises(spla.DeviceMismatch, match=r"out lives on cpu but the matrix lives on gpu:0"):
+        op[1](cp.ones(3), A, "plus_times", out=np.zeros(3))
+    B = A.to("cpu")
+    with pytest.raises(spla.DeviceMismatch, match=r"u lives on gpu:0 but the matrix lives on cpu"):
+        op[1](cp.ones(3), B, "plus_times")
+
+
+@pytest.mark.gpu
+def test_kernel_unavailable_names_the_reason():
+    """An explicitly requested GPU kernel that cannot run a semiring/dtype says why."""
+    from spla.backends import gpu
+    from spla import semirings as sr
+
+    A = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), device="gpu:0")
+    cp = _dev.cupy_module()
+    for name in sr.names():
+        for dt in sr.get(name).dtypes:
+            for kernel in spla.KERNELS:
+                ok, why = gpu.supports(kernel, sr.get(name), dt)
+                if not ok:
+                    with pytest.raises(spla.KernelUnavailable, match=f"kernel {kernel} cannot run {name} on {dt}"):
+                        spla.vxm(cp.ones(3, dtype=dt), A, name, kernel=kernel)
+
+
+# --------------------------------------------------------------------------- devices
+@pytest.mark.parametrize("bad", ["tpu", "cuda", "gpu0", "GPU", "gpu:x", "cpu:0"])
+def test_unknown_device_string(bad):
+    with pytest.raises(spla.UnknownNameError, match=rf"unknown device '{bad}'; use 'cpu', 'gpu', 'gpu:N' or 'auto'"):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), device=bad)
+    A = spla.Matrix.from_edges(np.array([0]), np.array([1]), device="cpu")
+    with pytest.raises(spla.UnknownNameError, match="unknown device"):
+        A.to(bad)
+    with pytest.raises(spla.UnknownNameError, match="unknown device"):
+        spla.Matrix.from_scipy(sp.eye(3), device=bad)
+
+
+def test_device_not_a_string():
+    with pytest.raises(spla.UnknownNameError, match=r"device must be a string like 'cpu', 'gpu', 'gpu:0' or 'auto', got 0"):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), device=0)
+
+
+@pytest.mark.parametrize("dev", ["gpu", "gpu:0", "gpu:1"])
+def test_gpu_without_gpu(dev):
+    if spla.gpu_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(spla.NoGPUError, match=r"no GPU is available: .*install spla\[cuda12\].*or use device='cpu'"):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), device=dev)
+    A = spla.Matrix.from_edges(np.array([0]), np.array([1]), device="cpu")
+    with pytest.raises(spla.NoGPUError, match="no GPU is available"):
+        A.to(dev)
+    assert spla.Matrix.from_edges(np.array([0]), np.array([1]), device="auto").device == "cpu"
+
+
+@pytest.mark.gpu
+def test_gpu_index_out_of_range():
+    count = _dev.cupy_module().cuda.runtime.getDeviceCount()
+    with pytest.raises(spla.NoGPUError, match=rf"device 'gpu:{count}' does not exist: CuPy sees {count} GPU"):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), device=f"gpu:{count}")
+
+
+# --------------------------------------------------------------------------- constructors
+def test_from_edges_vertex_out_of_range():
+    with pytest.raises(spla.InvalidGraph, match=r"vertex id 5 is outside 0..3 \(n=4\); pass a larger n"):
+        spla.Matrix.from_edges(np.array([0, 5]), np.array([1, 2]), n=4, device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"vertex id -1 is outside 0..3 \(n=4\)"):
+        spla.Matrix.from_edges(np.array([0, 1]), np.array([-1, 2]), n=4, device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"vertex id -2 is outside"):
+        spla.Matrix.from_edges(np.array([-2]), np.array([0]), device="cpu")
+
+
+def test_from_edges_mismatched_lengths():
+    with pytest.raises(spla.InvalidGraph, match=r"src and dst must be 1-D arrays of the same length, got shapes \(3,\) and \(2,\)"):
+        spla.Matrix.from_edges(np.array([0, 1, 2]), np.array([1, 2]), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"same length"):
+        spla.Matrix.from_edges(np.array([[0, 1]]), np.array([[1, 2]]), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"values must have one entry per edge \(2\), got shape \(3,\)"):
+        spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), values=np.ones(3), device="cpu")
+
+
+def test_from_edges_non_integer_ids():
+    with pytest.raises(spla.DomainMismatch, match=r"src and dst must be integer arrays, got float64 and int64"):
+        spla.Matrix.from_edges(np.array([0.0, 1.0]), np.array([1, 2]), device="cpu")
+    with pytest.raises(spla.DomainMismatch, match=r"must be integer arrays, got int64 and <U1"):
+        spla.Matrix.from_edges(np.array([0, 1]), np.array(["a", "b"]), device="cpu")
+
+
+def test_from_scipy_non_square_undirected():
+    with pytest.raises(spla.InvalidGraph, match=r"an undirected graph needs a square matrix, got shape \(3, 4\)"):
+        spla.Matrix.from_scipy(sp.random(3, 4, density=0.5, random_state=0), directed=False, device="cpu")
+
+
+def test_from_scipy_bad_input():
+    with pytest.raises(spla.InvalidGraph, match=r"expected a 2-D matrix, got an array of shape \(2, 2, 2\)"):
+        spla.Matrix.from_scipy(np.ones((2, 2, 2)), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"expected a 2-D matrix, got an array of shape \(3,\)"):
+        spla.Matrix.from_scipy(np.ones(3), device="cpu")
+    with pytest.raises(spla.DomainMismatch, match=r"matrix dtype complex128 is not supported"):
+        spla.Matrix.from_scipy(sp.csc_array(np.eye(2) * 1j), device="cpu")
+
+
+def test_from_csc_bad_colptr():
+    with pytest.raises(spla.InvalidGraph, match=r"colptr must be non-decreasing, length ncols\+1 = 3, from 0 to nnz"):
+        spla.Matrix.from_csc(np.array([0, 1]), np.array([0]), None, (2, 2), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"colptr must be non-decreasing"):
+        spla.Matrix.from_csc(np.array([0, 2, 1]), np.array([0, 1]), None, (2, 2), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"colptr must be non-decreasing"):
+        spla.Matrix.from_csc(np.array([1, 1, 2]), np.array([0, 1]), None, (2, 2), device="cpu")
+
+
+# --------------------------------------------------------------------------- bits and selection
+def test_bits_errors():
+    with pytest.raises(spla.DomainMismatch, match=r"popcount needs an integer array, got dtype float64"):
+        bits.popcount(np.ones(3))
+    with pytest.raises(spla.DomainMismatch, match=r"weighted_rowsum needs a 2-D uint64 array, got uint32 of shape \(3, 2\)"):
+        bits.weighted_rowsum(np.ones((3, 2), np.uint32))
+    with pytest.raises(spla.DomainMismatch, match=r"needs a 2-D uint64 array, got uint64 of shape \(3,\)"):
+        bits.weighted_rowsum(np.ones(3, np.uint64))
+    with pytest.raises(spla.DimensionMismatch, match=r"weights must have shape \(128,\) for 2 words, got \(64,\)"):
+        bits.weighted_rowsum(np.ones((3, 2), np.uint64), np.ones(64))
+
+
+def test_choose_kernel_unknown_semiring(A):
+    with pytest.raises(spla.UnknownNameError, match="unknown semiring 'nope'"):
+        spla.choose_kernel(A, semiring="nope")

@@ -1,0 +1,461 @@
+"""The GPU backend's kernels against a dense NumPy reference.
+
+Every kernel (scCSC, veCSC, scCOOC) runs every registered semiring on every dtype it accepts
+(and the MUL(a, x) form used by mxv), as a single vector and as k-blocks (k = 3 and k = 33 > 32
+lanes), with masks / complemented masks / replace / accum / out, on matrices that include 0x0,
+1x1, empty rows/columns, a column of more than 32 and one of more than 1024 entries, self loops
+and rectangular shapes; int32 and int64 indices; pattern and valued matrices.
+
+All test data are small integers (also in floating point), so every result is exact whatever the
+order of the reduction (scCOOC's atomics) and comparisons are exact.
+
+The reference (``reference`` below) is the definition:
+    t[j] = ADD over i with u[i] != identity of MUL(u[i], A[i, j])  (identity where none)
+    out is None: y = identity everywhere, y[C] = t[C]
+    else:        on C: out = accum(out, t) if accum else t; off C: out unless replace (identity)
+where C is the set of outputs the mask (or its complement) selects, all outputs without a mask.
+
+Needs CuPy and a CUDA device (skipped otherwise).  ``SPLA_GPU_PERF=1`` also runs the throughput
+check of the performance targets (prints a table; a few seconds on an H100).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+cp = pytest.importorskip("cupy")
+try:
+    _NDEV = cp.cuda.runtime.getDeviceCount()
+except Exception:  # no driver, no device, ...
+    _NDEV = 0
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from spla import semirings  # noqa: E402
+from spla.backends import gpu  # noqa: E402
+from spla.errors import KernelUnavailable  # noqa: E402
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(_NDEV < 1, reason="CuPy sees no CUDA device")]
+
+KERNELS = gpu.KERNELS
+
+
+# ---------------------------------------------------------------------------------------------
+# Test matrices: the attributes of spla.Matrix that the backend reads, built from COO triplets
+# ---------------------------------------------------------------------------------------------
+class CSC:
+    """colptr/rowidx/values/colidx on the GPU (sorted, duplicates dropped) + the NumPy COO."""
+
+    def __init__(self, shape, rows, cols, vals=None, index_dtype=np.int32):
+        m, n = shape
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        key, first = np.unique(cols * max(m, 1) + rows, return_index=True)  # sorted by (col, row)
+        self.np_rows, self.np_cols = rows[first], cols[first]
+        self.np_vals = None if vals is None else np.asarray(vals)[first]
+        self.shape = (m, n)
+        self.nnz = int(key.shape[0])
+        colptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.np_cols, minlength=n), out=colptr[1:])
+        self.colptr = cp.asarray(colptr.astype(index_dtype))
+        self.rowidx = cp.asarray(self.np_rows.astype(index_dtype))
+        self.colidx = cp.asarray(self.np_cols.astype(index_dtype))
+        self.values = None if self.np_vals is None else cp.asarray(self.np_vals)
+        self._cache = {}
+
+    def __repr__(self):
+        kind = "pattern" if self.values is None else str(self.np_vals.dtype)
+        return f"CSC{self.shape} nnz={self.nnz} {kind} {self.colptr.dtype}"
+
+
+def _structures():
+    """name -> (shape, rows, cols): the shapes every kernel must handle."""
+    rng = np.random.default_rng(20240601)
+    s = {
+        "0x0": ((0, 0), [], []),
+        "1x1": ((1, 1), [0], [0]),
+        "1x1-empty": ((1, 1), [], []),
+        "0x4": ((0, 4), [], []),
+        "5x0": ((5, 0), [], []),
+    }
+    m, n = 37, 53  # rectangular, random, every 7th column empty
+    dense = rng.random((m, n)) < 0.12
+    dense[:, ::7] = False
+    s["rect"] = ((m, n), *np.nonzero(dense))
+    m, n = 1200, 40  # column 3: 40 entries (> one warp), column 7: 1100 (> one block), 0 and 39 empty
+    rows = [rng.choice(m, 40, replace=False), rng.choice(m, 1100, replace=False), rng.integers(0, m, 150)]
+    cols = [np.full(40, 3), np.full(1100, 7), rng.integers(1, n - 1, 150)]
+    s["heavy"] = ((m, n), np.concatenate(rows), np.concatenate(cols))
+    n = 30  # square with every self loop
+    dense = rng.random((n, n)) < 0.1
+    np.fill_diagonal(dense, True)
+    s["loops"] = ((n, n), *np.nonzero(dense))
+    return s
+
+
+STRUCTURES = _structures()
+
+
+def _values(rng, dtype, size):
+    """Small integers in dtype (so that sums and products are exact)."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return rng.random(size) < 0.7
+    if dt.kind == "u":
+        return rng.integers(0, 4, size).astype(dt)
+    return rng.integers(-3, 4, size).astype(dt)
+
+
+def _vector(rng, dtype, shape, ident):
+    """Small values with about a third of the entries equal to the identity (skipped)."""
+    x = _values(rng, dtype, shape)
+    x[rng.random(shape) < 0.3] = ident
+    return x
+
+
+_MATRIX_CACHE = {}
+
+
+def matrix(name, dtype, pattern=False, index_dtype=np.int32):
+    """Catalogue matrix ``name`` with values of ``dtype`` (or pattern), cached on the GPU."""
+    key = (name, np.dtype(dtype).str, pattern, np.dtype(index_dtype).str)
+    if key not in _MATRIX_CACHE:
+        shape, rows, cols = STRUCTURES[name]
+        rng = np.random.default_rng(len(_MATRIX_CACHE))
+        vals = None if pattern else _values(rng, dtype, len(rows))
+        _MATRIX_CACHE[key] = CSC(shape, rows, cols, vals, index_dtype)
+    return _MATRIX_CACHE[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference
+# ---------------------------------------------------------------------------------------------
+def reference(u, A, sr, swap=False, mask=None, complement=False, accum=None, out=None, replace=False):
+    """Dense NumPy vxm with spla's semantics (see the module docstring).  u (nrows,) or (nrows, k)."""
+    dtype = u.dtype
+    ident = sr.add.identity(dtype)
+    U = u[:, None] if u.ndim == 1 else u
+    ncols, k = A.shape[1], U.shape[1]
+    t = np.full((ncols, k), ident, dtype=dtype)
+    if A.nnz and k:
+        x = U[A.np_rows]  # (nnz, k): u[i, c] of every stored entry
+        a = np.ones(A.nnz, dtype) if A.np_vals is None else A.np_vals.astype(dtype)
+        a = np.ascontiguousarray(np.broadcast_to(a[:, None], x.shape))
+        with np.errstate(all="ignore"):
+            prod = sr.mul.apply(a, x, np) if swap else sr.mul.apply(x, a, np)
+        prod = np.where(x != ident, np.asarray(prod).astype(dtype), ident).astype(dtype)
+        sr.add.ufunc.at(t, A.np_cols, prod)
+    comp = None
+    if mask is not None:
+        comp = ~mask if complement else mask
+        comp = comp[:, None] if comp.ndim == 1 else comp
+    if out is None:
+        y = t if comp is None else np.where(comp, t, ident)
+    else:
+        old = out.reshape(ncols, k)
+        with np.errstate(all="ignore"):
+            z = t if accum is None else semirings.accum_apply(accum, old, t, np)
+        y = z if comp is None else np.where(comp, z, ident if replace else old)
+    return np.asarray(y).astype(dtype).reshape((ncols,) + u.shape[1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one case
+# ---------------------------------------------------------------------------------------------
+def _configs(dtype):
+    """Every (mask kind, complement, accum, out, replace) combination valid for dtype."""
+    accums = [None] + [a for a in semirings.ACCUM_OPS if np.dtype(dtype) in semirings.accum_dtypes(a)]
+    res = []
+    for mask_kind, complement in (("none", False), ("full", False), ("full", True), ("shared", False),
+                                  ("shared", True)):
+        for use_out, replace, accum in itertools.product((False, True), (False, True), accums):
+            if accum is not None and not use_out:
+                continue
+            if replace and (not use_out or mask_kind == "none"):
+                continue
+            res.append((mask_kind, complement, accum, use_out, replace))
+    return res
+
+
+def run_case(A, sr, dtype, kernel, k, config, rng, swap=False):
+    """One gpu.vxm call against the reference.  k None: a 1-D vector; else an (nrows, k) block."""
+    mask_kind, complement, accum, use_out, replace = config
+    dtype = np.dtype(dtype)
+    ident = sr.add.identity(dtype)
+    nrows, ncols = A.shape
+    ushape = (nrows,) if k is None else (nrows, k)
+    yshape = (ncols,) if k is None else (ncols, k)
+    u = _vector(rng, dtype, ushape, ident)
+    mask = None
+    if mask_kind == "full" or (mask_kind == "shared" and k is None):
+        mask = rng.random(yshape) < 0.5
+    elif mask_kind == "shared":
+        mask = rng.random(ncols) < 0.5
+    out = _values(rng, dtype, yshape) if use_out else None
+    expected = reference(u, A, sr, swap, mask, complement, accum, out, replace)
+    out_d = None if out is None else cp.asarray(out)
+    got = gpu.vxm(cp.asarray(u), A, sr, None if mask is None else cp.asarray(mask), complement, accum, out_d,
+                  replace, kernel, swap=swap)
+    if out_d is not None:
+        assert got is out_d, "the backend must write into out and return it"
+    assert got.shape == yshape and got.dtype == dtype
+    np.testing.assert_array_equal(
+        cp.asnumpy(got), expected,
+        err_msg=f"{kernel} {sr.name}{' swapped' if swap else ''} {dtype} k={k} {A} config={config}")
+
+
+def _combos():
+    """(semiring name, dtype, swap) for every registered semiring and dtype; swap only where it matters."""
+    res = []
+    for name in semirings.names():
+        sr = semirings.get(name)
+        for dt in sr.dtypes:
+            res.append(pytest.param(name, np.dtype(dt), False, id=f"{name}-{np.dtype(dt)}"))
+            if sr.mul.name in ("first", "second"):
+                res.append(pytest.param(name, np.dtype(dt), True, id=f"{name}-{np.dtype(dt)}-swap"))
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# The tests
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,dtype,swap", _combos())
+def test_every_semiring_dtype_kernel(name, dtype, swap):
+    """All kernels x catalogue matrices x (1-D, k=3, k=33) with configurations taken in turn."""
+    sr = semirings.get(name)
+    rng = np.random.default_rng(zlib.crc32(f"{name}-{dtype}-{swap}".encode()))
+    configs = itertools.cycle(_configs(dtype))
+    dtypes = sr.dtypes
+    pattern_too = np.dtype(dtypes[semirings.names().index(name) % len(dtypes)]) == dtype  # one dtype each
+    for kernel in KERNELS:
+        for mname in STRUCTURES:
+            for pattern in (False, True) if pattern_too else (False,):
+                A = matrix(mname, dtype, pattern)
+                ks = (None, 3, 33) if mname in ("heavy", "rect") else (None, 3)
+                for k in ks:
+                    run_case(A, sr, dtype, kernel, k, next(configs), rng, swap)
+
+
+CASES = [("plus_times", np.float32), ("min_plus", np.int32), ("lor_land", np.bool_), ("bor_first", np.uint64),
+         ("any_pair", np.int64), ("max_first", np.float64)]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_every_mask_accum_out_combination(name, dtype, kernel):
+    """Exhaustive mask/complement/replace/accum/out for a few semirings, 1-D and blocks."""
+    sr = semirings.get(name)
+    rng = np.random.default_rng(1)
+    for mname in ("rect", "heavy", "loops"):
+        A = matrix(mname, dtype)
+        for config in _configs(dtype):
+            for k in (None, 4):
+                run_case(A, sr, dtype, kernel, k, config, rng)
+
+
+def _index64_combos():
+    res = []
+    for i, name in enumerate(semirings.names()):
+        dts = semirings.get(name).dtypes
+        res.append(pytest.param(name, np.dtype(dts[i % len(dts)]), id=f"{name}-{np.dtype(dts[i % len(dts)])}"))
+    return res
+
+
+@pytest.mark.parametrize("name,dtype", _index64_combos())
+def test_int64_indices(name, dtype):
+    sr = semirings.get(name)
+    rng = np.random.default_rng(2)
+    configs = itertools.cycle(_configs(dtype))
+    for kernel in KERNELS:
+        for mname in ("heavy", "rect", "1x1", "0x0"):
+            for pattern in (False, True):
+                A = matrix(mname, dtype, pattern, np.int64)
+                for k in (None, 5):
+                    run_case(A, sr, dtype, kernel, k, next(configs), rng)
+
+
+@pytest.mark.parametrize("group", [2, 4, 8, 16, 32])
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_vecsc_group_sizes(monkeypatch, group, name, dtype):
+    """veCSC's shuffle reduction for every group size and shuffled type (bool, 32/64-bit)."""
+    monkeypatch.setattr(gpu, "VECSC_GROUP", group)
+    sr = semirings.get(name)
+    rng = np.random.default_rng(group)
+    m, n = 700, 300
+    rows, cols = rng.integers(0, m, 9000), rng.integers(0, n, 9000)
+    A = CSC((m, n), np.r_[rows, np.arange(m)], np.r_[cols, np.full(m, 5)], None)  # column 5 has > 700
+    for config in [("none", False, None, False, False), ("full", True, None, True, True)]:
+        run_case(A, sr, dtype, "veCSC", None, config, rng)
+    assert gpu.vecsc_group_size(A) == group
+
+
+def test_group_size_choice():
+    A = CSC((10, 4), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0, 0, 0, 1, 1, 1, 2, 2, 3, 3])
+    assert gpu.vecsc_group_size(A) == 4  # mean 2.5 -> 4 lanes
+    assert gpu.vecsc_group_size(CSC((3, 3), [], [])) == 2
+    assert gpu.vecsc_group_size(A, k=3) == 4 and gpu.vecsc_group_size(A, k=100) == 32
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_grid_stride_loops(monkeypatch, kernel):
+    """Tiny grids: every kernel must cover all columns / entries by looping."""
+    monkeypatch.setattr(gpu, "MAX_BLOCKS", 2)
+    rng = np.random.default_rng(3)
+    m, n = 900, 5000
+    A = CSC((m, n), rng.integers(0, m, 30000), rng.integers(0, n, 30000), _values(rng, np.float64, 30000))
+    for name, dtype in (("plus_times", np.float64), ("min_plus", np.int64), ("any_pair", np.bool_)):
+        for k in (None, 3):
+            run_case(A, semirings.get(name), dtype, kernel, k, ("full", False, None, True, False), rng)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.bool_, np.float32])
+def test_values_are_cast_to_the_domain(kernel, dtype):
+    rng = np.random.default_rng(4)
+    A = CSC((50, 60), rng.integers(0, 50, 400), rng.integers(0, 60, 400), rng.integers(0, 4, 400).astype(np.float64))
+    name = "lor_land" if dtype == np.bool_ else "plus_times"
+    run_case(A, semirings.get(name), dtype, kernel, None, ("none", False, None, False, False), rng)
+    run_case(A, semirings.get(name), dtype, kernel, 2, ("none", False, None, False, False), rng)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_broadcast_mask_view_and_out_aliasing_u(kernel):
+    rng = np.random.default_rng(5)
+    A = matrix("loops", np.float64)
+    sr = semirings.get("plus_times")
+    n, k = A.shape[1], 6
+    u = _vector(rng, np.float64, (n, k), 0.0)
+    m = rng.random(n) < 0.5
+    mask_view = cp.broadcast_to(cp.asarray(m)[:, None], (n, k))  # strides (1, 0)
+    got = gpu.vxm(cp.asarray(u), A, sr, mask_view, False, None, None, False, kernel)
+    np.testing.assert_array_equal(cp.asnumpy(got), reference(u, A, sr, mask=np.broadcast_to(m[:, None], (n, k))))
+    # out is u itself: the kernel must not read entries it has already overwritten
+    expected = reference(u, A, sr, accum="plus", out=u.copy())
+    ud = cp.array(u)
+    got = gpu.vxm(ud, A, sr, None, False, "plus", ud, False, kernel)
+    assert got is ud
+    np.testing.assert_array_equal(cp.asnumpy(got), expected)
+
+
+def test_empty_block_and_unsupported():
+    A = matrix("rect", np.float32)
+    u = cp.zeros((A.shape[0], 0), dtype=np.float32)
+    for kernel in KERNELS:
+        assert gpu.vxm(u, A, "plus_times", None, False, None, None, False, kernel).shape == (A.shape[1], 0)
+    weird = semirings.Semiring(semirings.plus, semirings.BinaryOp("weird", lambda x, a, xp: x), [np.float32])
+    ok, why = gpu.supports("scCSC", weird, np.float32)
+    assert not ok and "weird" in why
+    with pytest.raises(KernelUnavailable, match="weird"):
+        gpu.vxm(cp.ones(A.shape[0], np.float32), A, weird, None, False, None, None, False, "scCSC")
+    with pytest.raises(KernelUnavailable):
+        gpu.vxm(cp.ones(A.shape[0], np.float16), A, "plus_times", None, False, None, None, False, "veCSC")
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(0, 70), n=st.integers(0, 70), density=st.floats(0, 0.5), k=st.sampled_from([None, 1, 2, 32]),
+       case=st.sampled_from(CASES), pattern=st.booleans(), seed=st.integers(0, 2**32 - 1),
+       config=st.integers(0, 10**6))
+def test_random_matrices_agree(m, n, density, k, case, pattern, seed, config):
+    rng = np.random.default_rng(seed)
+    name, dtype = case
+    dense = rng.random((m, n)) < density
+    rows, cols = np.nonzero(dense)
+    A = CSC((m, n), rows, cols, None if pattern else _values(rng, dtype, len(rows)))
+    configs = _configs(dtype)
+    for kernel in KERNELS:
+        run_case(A, semirings.get(name), dtype, kernel, k, configs[config % len(configs)], rng)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bit words
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.int64, np.int32, np.uint8, np.int8, np.bool_])
+@pytest.mark.parametrize("shape", [(0,), (1,), (1000,), (37, 5)])
+def test_popcount(dtype, shape):
+    rng = np.random.default_rng(6)
+    info = np.iinfo(dtype) if dtype != np.bool_ else None
+    if info is None:
+        X = rng.random(shape) < 0.5
+    else:
+        X = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    got = gpu.popcount(cp.asarray(X))
+    assert got.dtype == np.int32 and got.shape == X.shape
+    bits = X.view(np.dtype(f"u{X.itemsize}"))  # the two's-complement bit pattern (np.bitwise_count: |x|)
+    np.testing.assert_array_equal(cp.asnumpy(got), np.bitwise_count(bits).astype(np.int32))
+
+
+@pytest.mark.parametrize("n,W", [(0, 3), (1, 1), (100, 1), (100, 3), (50, 17), (20, 40), (5, 0)])
+def test_weighted_rowsum(n, W):
+    rng = np.random.default_rng(n * 100 + W)
+    X = rng.integers(0, 2**64, (n, W), dtype=np.uint64, endpoint=False)
+    X[rng.random((n, W)) < 0.2] = 0
+    if n and W:
+        X[0, 0] = np.uint64(2**64 - 1)
+    weights = rng.random(64 * W)
+    bits = np.unpackbits(X.view(np.uint8).reshape(n, W, 8), axis=2, bitorder="little").reshape(n, 64 * W)
+    got = gpu.weighted_rowsum(cp.asarray(X), cp.asarray(weights))
+    assert got.dtype == np.float64 and got.shape == (n,)
+    np.testing.assert_allclose(cp.asnumpy(got), bits @ weights, rtol=1e-12, atol=1e-12)
+    cnt = gpu.weighted_rowsum(cp.asarray(X), None)
+    assert cnt.dtype == np.int64
+    np.testing.assert_array_equal(cp.asnumpy(cnt), bits.sum(axis=1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Performance targets (opt-in: SPLA_GPU_PERF=1)
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.skipif(os.environ.get("SPLA_GPU_PERF") != "1", reason="set SPLA_GPU_PERF=1 to measure throughput")
+def test_performance_targets(capsys):
+    """plus_times float32 on a 2^22-vertex, 67M-arc pattern graph (times through gpu.vxm, Python
+    overhead included): best CSC kernel >= 0.8x cuSPARSE CSR SpMV; a mask excluding 90% of the
+    columns >= 4x faster; a k=32 block >= 8x the arc*vectors/s of k=1."""
+    import cupyx.scipy.sparse as cusp
+    from cupyx.profiler import benchmark
+
+    n, deg = 1 << 22, 16
+    rng = cp.random.default_rng(0)
+    rows = rng.integers(0, n, n * deg, dtype=cp.int64).astype(cp.int32)
+    cols = cp.repeat(cp.arange(n, dtype=cp.int32), deg)
+    S = cusp.coo_matrix((cp.ones(n * deg, cp.float32), (rows, cols)), shape=(n, n)).tocsc()
+    del rows, cols
+    S.sum_duplicates()
+    S.sort_indices()
+    A = CSC.__new__(CSC)
+    A.shape, A.nnz, A.values, A._cache = (n, n), int(S.nnz), None, {}
+    A.colptr, A.rowidx = S.indptr.astype(cp.int32), S.indices.astype(cp.int32)
+    A.colidx = cp.repeat(cp.arange(n, dtype=cp.int32), cp.diff(A.colptr).astype(cp.int64))
+    csr = cusp.csr_matrix((cp.ones(A.nnz, cp.float32), A.rowidx, A.colptr), shape=(n, n))  # = A^T in CSR
+    u = (rng.random(n, dtype=cp.float32) + 0.5).astype(cp.float32)
+    U = (rng.random((n, 32), dtype=cp.float32) + 0.5).astype(cp.float32)
+    mask = rng.random(n) < 0.1
+    sr = semirings.get("plus_times")
+
+    def t(fn):
+        return float(np.median(benchmark(fn, (), n_repeat=20, n_warmup=3).gpu_times))
+
+    ref = cp.asnumpy(csr @ u)
+    t_cusparse = t(lambda: csr @ u)
+    rows_out = [f"arcs={A.nnz:,}  cuSPARSE csrmv: {t_cusparse * 1e3:.3f} ms ({A.nnz / t_cusparse / 1e9:.1f} Garcs/s)"]
+    res = {}
+    for kernel in KERNELS:
+        y = gpu.vxm(u, A, sr, None, False, None, None, False, kernel)
+        np.testing.assert_allclose(cp.asnumpy(y), ref, rtol=1e-4)
+        t1 = t(lambda: gpu.vxm(u, A, sr, None, False, None, None, False, kernel))
+        tm = t(lambda: gpu.vxm(u, A, sr, mask, False, None, None, False, kernel))
+        tk = t(lambda: gpu.vxm(U, A, sr, None, False, None, None, False, kernel))
+        res[kernel] = (t1, tm, tk)
+        rows_out.append(f"{kernel:7s} k=1 {t1 * 1e3:7.3f} ms ({t_cusparse / t1:4.2f}x cuSPARSE)  "
+                        f"90%-masked {tm * 1e3:7.3f} ms ({t1 / tm:4.1f}x faster)  "
+                        f"k=32 {tk * 1e3:7.3f} ms ({32 * t1 / tk:4.1f}x arc*vectors/s)")
+    with capsys.disabled():
+        print("\n" + "\n".join(rows_out))
+    best = min(res[k][0] for k in ("scCSC", "veCSC"))
+    assert t_cusparse / best >= 0.8, rows_out
+    assert max(res[k][0] / res[k][1] for k in ("scCSC", "veCSC")) >= 4, rows_out
+    assert max(32 * res[k][0] / res[k][2] for k in ("scCSC", "veCSC")) >= 8, rows_out

@@ -1,0 +1,497 @@
+"""spla.io: every format and quirk on small files, errors with file:line, and the real
+graphs of ../shared/graphs checked against their manifest (graphs.tsv)."""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spla.io import GraphData, GraphFormatError, check_weights, detect_format, read_graph
+
+
+def shared_graphs() -> Path | None:
+    """../shared/graphs beside the repository (CI and the dev machine have it), else None."""
+    root = (Path(__file__).resolve().parents[1] / ".." / "shared" / "graphs").resolve()
+    return root if (root / "graphs.tsv").is_file() else None
+
+
+def write(tmp_path, name, text, compress=None) -> Path:
+    p = tmp_path / name
+    data = text.encode() if isinstance(text, str) else text
+    if compress == "gz":
+        data = gzip.compress(data)
+    elif compress == "bz2":
+        data = bz2.compress(data)
+    p.write_bytes(data)
+    return p
+
+
+def edge_set(g: GraphData, weighted=False):
+    """{(label_u, label_v): weight} of a GraphData's canonical edges (labels, not ids)."""
+    s, d, w = g.edges(weighted=weighted)
+    lab = g.labels.tolist()
+    out = {}
+    for i, (a, b) in enumerate(zip(s.tolist(), d.tolist())):
+        out[(lab[a], lab[b])] = None if w is None else float(w[i])
+    return out
+
+
+def arcs(g: GraphData):
+    lab = g.labels.tolist()
+    return sorted((lab[a], lab[b]) for a, b in zip(g.src.tolist(), g.dst.tolist()))
+
+
+def raises(path, match, **kw):
+    with pytest.raises(GraphFormatError, match=match) as info:
+        read_graph(path, **kw)
+    msg = str(info.value)
+    assert "\n" not in msg
+    return msg
+
+
+# ============================================================================ Matrix Market
+MM_GENERAL = """%%MatrixMarket matrix coordinate pattern general
+% a comment
+3 3 3
+1 2
+2 3
+3 1
+"""
+
+
+def test_mtx_pattern_general_is_directed(tmp_path):
+    g = read_graph(write(tmp_path, "g.mtx", MM_GENERAL))
+    assert g.format == "mtx" and g.n == 3 and g.directed
+    assert g.directed_reason == "Matrix Market 'general'"
+    assert arcs(g) == [(1, 2), (2, 3), (3, 1)]
+    assert g.weights is None and g.labels.tolist() == [1, 2, 3]
+    assert g.lines.tolist() == [4, 5, 6]
+
+
+def test_mtx_symmetric_real_gz_crlf(tmp_path):
+    text = ("%%MatrixMarket matrix coordinate real symmetric\r\n%c\r\n\r\n4 4 4\r\n2 1 0.5\r\n3 1 2e0\r\n"
+            "4 4 1.5\r\n\r\n4 3 -1\r\n")
+    g = read_graph(write(tmp_path, "g.mtx.gz", text, "gz"))
+    assert not g.directed and g.directed_reason == "Matrix Market 'symmetric'"
+    assert g.self_loops == 1
+    assert edge_set(g, weighted=True) == {(1, 2): 0.5, (1, 3): 2.0, (4, 4): 1.5, (3, 4): -1.0}
+
+
+def test_mtx_integer_values_and_isolated_vertices(tmp_path):
+    g = read_graph(write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate integer general\n5 5 2\n1 2 3\n2 1 4\n"))
+    assert g.n == 5 and g.weights.tolist() == [3.0, 4.0] and g.labels.tolist() == [1, 2, 3, 4, 5]
+
+
+def test_mtx_symmetric_forced_directed_gives_both_arcs(tmp_path):
+    g = read_graph(write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n"),
+                   directed=True)
+    assert g.directed and "requested" in g.directed_reason
+    assert arcs(g) == [(1, 2), (2, 1), (3, 3)]
+
+
+def test_mtx_general_forced_undirected(tmp_path):
+    g = read_graph(write(tmp_path, "g.mtx", MM_GENERAL), directed=False)
+    assert not g.directed
+    assert set(edge_set(g)) == {(1, 2), (2, 3), (1, 3)}
+
+
+def test_mtx_empty_matrix(tmp_path):
+    g = read_graph(write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n"))
+    assert g.n == 0 and g.src.size == 0
+    g = read_graph(write(tmp_path, "h.mtx", "%%MatrixMarket matrix coordinate pattern general\n4 4 0\n"))
+    assert g.n == 4 and g.src.size == 0
+
+
+def test_mtx_matches_scipy(tmp_path):
+    import scipy.io
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(1)
+    S = sp.random(40, 40, density=0.1, random_state=rng, format="coo")
+    p = tmp_path / "r.mtx"
+    scipy.io.mmwrite(str(p), S)
+    g = read_graph(p)
+    T = sp.coo_array((g.weights, (g.src, g.dst)), shape=(g.n, g.n)).toarray()
+    np.testing.assert_allclose(T, S.toarray(), rtol=1e-12)
+
+
+PG = "%%MatrixMarket matrix coordinate pattern general\n"
+RG = "%%MatrixMarket matrix coordinate real general\n"
+
+
+@pytest.mark.parametrize("text, match", [
+    ("%%MatrixMarket matrix coordinate pattern\n2 2 1\n1 2\n", r"g\.mtx:1: malformed Matrix Market header"),
+    ("%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n", r"g\.mtx:1: malformed Matrix Market header"),
+    ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", r"g\.mtx:1: dense 'array'"),
+    ("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1 0\n", "complex"),
+    ("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1\n", "skew-symmetric"),
+    ("%%MatrixMarket matrix coordinate real hermitian\n2 2 1\n2 1 1\n", "hermitian"),
+    ("%%MatrixMarket matrix coordinate real diagonal\n2 2 1\n2 1 1\n", "unknown symmetry"),
+    (PG + "% only comments\n", "size line .* is missing"),
+    (PG + "3 3\n1 2\n", r"g\.mtx:2: malformed size line"),
+    (PG + "3 3 x\n1 2\n", r"g\.mtx:2: malformed size line"),
+    (PG + "3 3 -1\n", r"g\.mtx:2: malformed size line"),
+    (PG + "3 4 1\n1 2\n", r"g\.mtx:2: the matrix is 3 x 4"),
+    (PG + "3 3 2\n1 2\n0 1\n", r"g\.mtx:4: row index 0 .*1-based"),
+    (PG + "3 3 2\n1 2\n2 -1\n", r"g\.mtx:4: column index -1"),
+    (PG + "3 3 2\n1 2\n4 1\n", r"g\.mtx:4: row index 4 is outside 1\.\.3"),
+    (PG + "3 3 3\n1 2\n2 3\n", r"declares 3 entries but the file has only 2"),
+    (PG + "3 3 1\n1 2\n2 3\n", r"g\.mtx:4: more entries than the 1"),
+    (RG + "3 3 2\n1 2 1\n2 3\n", r"g\.mtx:4: expected 3 fields 'row column value'"),
+    (PG + "3 3 2\n1 2\n2 3 7\n", r"g\.mtx:4: expected 2 fields"),
+    (RG + "3 3 2\n1 2 1\n2 3 abc\n", r"g\.mtx:4: expected numbers .*'abc'"),
+    (RG + "3 3 2\n1 2 1\n2.5 3 1\n", r"g\.mtx:4: expected integer row and column"),
+    ("%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 1.5\n", r"g\.mtx:3: the header says 'integer'"),
+])
+def test_mtx_errors(tmp_path, text, match):
+    raises(write(tmp_path, "g.mtx", text), match)
+
+
+def test_mtx_nan_weights_are_read_and_reported(tmp_path):
+    g = read_graph(write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 nan\n2 1 inf\n"))
+    assert np.isnan(g.weights[0]) and np.isinf(g.weights[1])
+    with pytest.raises(GraphFormatError, match=r"g\.mtx:3: 2 NaN or infinite edge weights"):
+        check_weights(g.weights, lines=g.lines, path="g.mtx", what="edge weights")
+
+
+# ============================================================================ edge lists
+def test_snap_style_tabs_comments_crlf(tmp_path):
+    text = ("# Directed graph\r\n# Nodes: 4 Edges: 4\r\n# FromNodeId\tToNodeId\r\n"
+            "10\t20\r\n20\t30\r\n30\t10\r\n40\t40\r\n")
+    g = read_graph(write(tmp_path, "g.txt", text))
+    assert g.directed and "directed=False" in g.directed_reason
+    assert g.labels.tolist() == [10, 20, 30, 40]
+    assert arcs(g) == [(10, 20), (20, 30), (30, 10), (40, 40)]
+    assert g.self_loops == 1 and g.weights is None
+    assert g.lines.tolist() == [4, 5, 6, 7]
+
+
+def test_integer_labels_sorted_numerically(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "100 9\n-5 1000000000000\n9 7\n"))
+    assert g.labels.tolist() == [-5, 7, 9, 100, 1000000000000]
+    assert arcs(g) == [(-5, 1000000000000), (9, 7), (100, 9)]
+
+
+def test_string_labels_first_appearance(tmp_path):
+    g = read_graph(write(tmp_path, "g.csv", "bob,alice\ncarol,bob\nalice,dave\n"))
+    assert g.labels.tolist() == ["bob", "alice", "carol", "dave"]
+    assert arcs(g) == [("alice", "dave"), ("bob", "alice"), ("carol", "bob")]
+
+
+def test_mixed_labels_are_strings(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "1 2\n2 x3\n"))
+    assert g.labels.tolist() == ["1", "2", "x3"]
+
+
+def test_long_integer_labels_are_strings(tmp_path):
+    big = "1234567890123456789"  # 19 digits: could overflow int64 parsing, so kept as text
+    g = read_graph(write(tmp_path, "g.txt", f"{big} 1\n1 2\n"))
+    assert g.labels.tolist() == [big, "1", "2"]
+
+
+@pytest.mark.parametrize("header", ["id_1,id_2", "source,target", "Source,Target,Weight", "from,to", "node_1,node_2"])
+def test_header_row_detected_integer_labels(tmp_path, header):
+    weighted = header.endswith("Weight")
+    body = "0,1,2.5\n1,2,1\n" if weighted else "0,1\n1,2\n"
+    g = read_graph(write(tmp_path, "g.csv", header + "\n" + body))
+    assert g.labels.tolist() == [0, 1, 2]
+    assert any("header" in n for n in g.notes)
+    if weighted:
+        assert g.weights.tolist() == [2.5, 1.0]
+
+
+def test_header_row_detected_string_labels(tmp_path):
+    g = read_graph(write(tmp_path, "g.csv", "source,target\nalice,bob\n"))
+    assert g.labels.tolist() == ["alice", "bob"] and g.src.size == 1
+    # no header words: the first row is an edge
+    g = read_graph(write(tmp_path, "h.csv", "alice,bob\nbob,carol\n"))
+    assert g.src.size == 2
+
+
+def test_header_override(tmp_path):
+    p = write(tmp_path, "g.txt", "1 2\n2 3\n")
+    assert read_graph(p, header=True).src.size == 1
+    p = write(tmp_path, "h.csv", "source,target\nalice,bob\n")
+    g = read_graph(p, header=False)
+    assert g.src.size == 2 and "source" in g.labels.tolist()
+
+
+def test_weights_and_extra_columns(tmp_path):
+    g = read_graph(write(tmp_path, "g.tsv", "1\t2\t0.5\t1999\n2\t3\t2\t2000\n"))
+    assert g.weights.tolist() == [0.5, 2.0]
+    assert any("after the 3rd" in n for n in g.notes)
+
+
+def test_integer_weights(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "0 1 4\n0 2 5\n"))
+    assert g.weights.dtype == np.float64 and g.weights.tolist() == [4.0, 5.0]
+
+
+def test_non_numeric_third_column_is_ignored(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "766 7988 {}\n766 32 {}\n"))
+    assert g.weights is None and g.src.size == 2
+    assert any("non-numeric 3rd field" in n for n in g.notes)
+
+
+def test_comments_everywhere(tmp_path):
+    text = "% konect header\n% 3 3 3\n1 2 # trailing comment\n\n   # indented comment\n2 3\n% more\n3 1\n"
+    g = read_graph(write(tmp_path, "g.edges", text))
+    assert arcs(g) == [(1, 2), (2, 3), (3, 1)]
+    assert g.lines.tolist() == [3, 6, 8]
+
+
+@pytest.mark.parametrize("sep", [" ", "\t", ",", ", ", "  \t "])
+def test_separators(tmp_path, sep):
+    g = read_graph(write(tmp_path, "g.csv", f"1{sep}2{sep}3.5\n2{sep}3{sep}1\n"))
+    assert arcs(g) == [(1, 2), (2, 3)] and g.weights.tolist() == [3.5, 1.0]
+
+
+@pytest.mark.parametrize("compress, name", [("gz", "g.txt.gz"), ("bz2", "g.txt.bz2"), ("gz", "g.csv")])
+def test_compression_by_magic_bytes(tmp_path, compress, name):
+    g = read_graph(write(tmp_path, name, "1 2\n2 3\n", compress))
+    assert g.src.size == 2
+
+
+def test_utf8_bom_and_unicode_labels(tmp_path):
+    g = read_graph(write(tmp_path, "g.csv", "\ufeffsource,target\nZürich,Genève\n".encode("utf-8")))
+    assert g.labels.tolist() == ["Zürich", "Genève"]
+
+
+def test_quoted_csv_fields(tmp_path):
+    g = read_graph(write(tmp_path, "g.csv", 'from,to,w\n"New York","Boston",2\n"Boston","Washington, DC",3\n'))
+    assert g.labels.tolist() == ["New York", "Boston", "Washington, DC"]
+    assert g.weights.tolist() == [2.0, 3.0]
+    assert g.lines.tolist() == [2, 3]
+
+
+def test_spaces_inside_comma_separated_fields(tmp_path):
+    g = read_graph(write(tmp_path, "g.csv", "New York,Boston\nBoston,Los Angeles\n"))
+    assert g.labels.tolist() == ["New York", "Boston", "Los Angeles"]
+
+
+def test_undirected_edge_list_dedup_last_weight_wins(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "1 2 5\n2 1 7\n2 3 1\n"), directed=False)
+    assert not g.directed
+    assert edge_set(g, weighted=True) == {(1, 2): 7.0, (2, 3): 1.0}
+
+
+def test_empty_and_comment_only_files(tmp_path):
+    assert read_graph(write(tmp_path, "e.txt", "")).n == 0
+    assert read_graph(write(tmp_path, "c.txt", "# nothing\n% here\n\n")).n == 0
+
+
+@pytest.mark.parametrize("text, match", [
+    ("1 2\n3\n4 5\n", r"g\.txt:2: expected at least 2 fields 'source target \[weight\]', found 1"),
+    ("1 2 1.5\n3 4\n", r"g\.txt:2: expected a weight in field 3"),
+    ("1 2 1.5\n3 4 heavy\n", r"g\.txt:2: non-numeric weight 'heavy'"),
+    ("# c\n1 2 1.5\n3 4 1\n\n5 6 x\n", r"g\.txt:5: non-numeric weight 'x'"),
+])
+def test_edgelist_errors(tmp_path, text, match):
+    raises(write(tmp_path, "g.txt", text), match)
+
+
+def test_nan_inf_negative_weights_are_read(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "1 2 nan\n2 3 inf\n3 1 -2\n"))
+    assert np.isnan(g.weights[0]) and np.isinf(g.weights[1]) and g.weights[2] == -2
+    with pytest.raises(GraphFormatError, match=r"g\.txt:1: 2 NaN or infinite"):
+        check_weights(g.weights, lines=g.lines, path="g.txt")
+    check_weights(g.weights[2:], need="finite")
+    with pytest.raises(GraphFormatError, match=r"1 negative weights \(first: -2\.0\)"):
+        check_weights(g.weights[2:])
+    with pytest.raises(GraphFormatError, match="zero or negative"):
+        check_weights(np.array([1.0, 0.0]), need="positive")
+    check_weights(None)
+
+
+@settings(max_examples=40)
+@given(edges=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(1, 9)), min_size=1, max_size=40),
+       sep=st.sampled_from([" ", "\t", ",", " \t"]), crlf=st.booleans(), comments=st.booleans(),
+       weighted=st.booleans())
+def test_edge_list_roundtrip_property(tmp_path_factory, edges, sep, crlf, comments, weighted):
+    eol = "\r\n" if crlf else "\n"
+    lines = ["# header comment"] if comments else []
+    for i, (u, v, w) in enumerate(edges):
+        lines.append(sep.join(map(str, (u, v, w) if weighted else (u, v))))
+        if comments and i % 3 == 0:
+            lines.append("% interleaved")
+    p = tmp_path_factory.mktemp("rt") / "g.txt"
+    p.write_text(eol.join(lines) + eol, newline="")
+    g = read_graph(p)
+    assert arcs(g) == sorted((u, v) for u, v, _ in edges)
+    assert g.labels.tolist() == sorted({x for u, v, _ in edges for x in (u, v)})
+    if weighted:
+        lab = g.labels
+        got = sorted(zip(lab[g.src].tolist(), lab[g.dst].tolist(), g.weights.tolist()))
+        assert got == sorted((u, v, float(w)) for u, v, w in edges)
+
+
+# ============================================================================ METIS
+def test_metis_plain_with_isolated_vertices_and_comments(tmp_path):
+    # a comment line is not a vertex line: 3 vertex lines for n = 4
+    raises(write(tmp_path, "f.graph", "4 2\n2 3\n1\n% c\n1\n"), r"declares 4 vertices but only 3 vertex lines")
+    # vertex 1 -- 2, vertex 1 -- 3; vertex 4 isolated (its empty line counts)
+    text = "% a comment\n4 2\n2 3\n% between\n1\n1\n\n"
+    g = read_graph(write(tmp_path, "g.graph", text))
+    assert g.n == 4 and not g.directed and g.directed_reason == "METIS adjacency lists are undirected"
+    assert set(edge_set(g)) == {(1, 2), (1, 3)}
+    assert g.labels.tolist() == [1, 2, 3, 4]
+
+
+def test_metis_isolated_vertex_in_the_middle(tmp_path):
+    g = read_graph(write(tmp_path, "g.metis", "3 1 0\n3\n\n1\n"))
+    assert set(edge_set(g)) == {(1, 3)} and g.n == 3
+
+
+def test_metis_edge_weights(tmp_path):
+    g = read_graph(write(tmp_path, "g.graph", "3 2 1\n2 5 3 7\n1 5\n1 7\n"))
+    assert edge_set(g, weighted=True) == {(1, 2): 5.0, (1, 3): 7.0}
+
+
+def test_metis_vertex_weights_skipped(tmp_path):
+    g = read_graph(write(tmp_path, "g.graph", "3 2 10\n9 2 3\n8 1\n7 1\n"))
+    assert set(edge_set(g)) == {(1, 2), (1, 3)} and g.weights is None
+    g = read_graph(write(tmp_path, "h.graph", "3 2 11 2\n9 9 2 5 3 7\n8 8 1 5\n7 7 1 7\n"))
+    assert edge_set(g, weighted=True) == {(1, 2): 5.0, (1, 3): 7.0}
+    g = read_graph(write(tmp_path, "i.graph", "2 1 100\n4 2\n4 1\n"))
+    assert set(edge_set(g)) == {(1, 2)}
+
+
+def test_metis_trailing_blank_lines_are_fine(tmp_path):
+    g = read_graph(write(tmp_path, "g.graph", "2 1\n2\n1\n\n\n"))
+    assert g.n == 2
+
+
+@pytest.mark.parametrize("text, match", [
+    ("", "empty METIS file"),
+    ("3\n", r"g\.graph:1: malformed METIS header"),
+    ("3 x\n", r"g\.graph:1: malformed METIS header"),
+    ("3 1 2\n2\n1\n\n", r"unsupported METIS fmt '2'"),
+    ("3 1 0 2\n2\n1\n\n", "ncon=2 but fmt 000 has no vertex weights"),
+    ("3 1\n2\n0\n\n", r"g\.graph:3: neighbour 0 is outside 1\.\.3 \(METIS ids are 1-based\)"),
+    ("3 1\n2\n4\n\n", r"g\.graph:3: neighbour 4 is outside"),
+    ("3 2\n2\n1\n\n", r"declares m=2 edges, i\.e\. 4 adjacency entries .* has 2"),
+    ("2 1\n2\n1\n1\n", r"g\.graph:4: more vertex lines than the n=2"),
+    ("2 1 1\n2 5 1\n1 5\n", r"g\.graph:2: expected 'neighbour weight' pairs"),
+    ("2 1\n2\nx\n", r"g\.graph:3: expected integers"),
+    ("3 2\n2 3\n1\n2\n", r"g\.graph:2: vertex 1 lists 3 but vertex 3 does not list 1"),
+])
+def test_metis_errors(tmp_path, text, match):
+    raises(write(tmp_path, "g.graph", text), match)
+
+
+# ============================================================================ detection, files
+def test_detect_format():
+    assert detect_format("a/b.MTX") == "mtx"
+    assert detect_format("x.graph.gz") == "metis"
+    assert detect_format("x.csv.bz2") == "edgelist"
+    assert detect_format("x.unknown", b"%%MatrixMarket matrix coordinate pattern general") == "mtx"
+    with pytest.raises(GraphFormatError, match=r"unknown graph format \(extension '\.xyz'"):
+        detect_format("x.xyz", b"1 2\n")
+
+
+def test_banner_wins_over_extension_and_format_override(tmp_path):
+    p = write(tmp_path, "g.dat", MM_GENERAL)
+    assert read_graph(p).format == "mtx"
+    q = write(tmp_path, "g.weird", "1 2\n")
+    raises(q, "unknown graph format")
+    assert read_graph(q, format="edgelist").src.size == 1
+    assert read_graph(q, format="csv").format == "edgelist"
+    with pytest.raises(GraphFormatError, match="unknown format 'nope'"):
+        read_graph(q, format="nope")
+
+
+def test_missing_directory_corrupt(tmp_path):
+    raises(tmp_path / "none.txt", r"none\.txt: no such file")
+    raises(tmp_path, "is a directory")
+    p = tmp_path / "bad.txt.gz"
+    p.write_bytes(gzip.compress(np.random.default_rng(0).bytes(10_000))[:5000])
+    raises(p, "corrupt or truncated compressed file")
+    p.write_bytes(b"\x1f\x8b" + b"not gzip at all")
+    raises(p, "corrupt or truncated compressed file")
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads unreadable files")
+def test_unreadable_file(tmp_path):
+    p = write(tmp_path, "g.txt", "1 2\n")
+    p.chmod(0)
+    try:
+        raises(p, "permission denied")
+    finally:
+        p.chmod(0o644)
+
+
+def test_error_is_value_error_and_spla_error():
+    import spla
+
+    assert issubclass(GraphFormatError, ValueError) and issubclass(GraphFormatError, spla.SplaError)
+
+
+# ============================================================================ to_matrix
+def test_to_matrix_matches_networkx(tmp_path):
+    nx = pytest.importorskip("networkx")
+    text = "a b 2\nb c 3\nc a 1\nb a 5\nd d 1\n"
+    g = read_graph(write(tmp_path, "g.txt", text), directed=False)
+    A = g.to_matrix(device="cpu")
+    G = nx.read_edgelist(str(tmp_path / "g.txt"), nodetype=str, data=(("weight", float),))
+    order = g.labels.tolist()
+    ref = nx.to_scipy_sparse_array(G, nodelist=order, weight="weight").toarray()
+    np.testing.assert_array_equal(A.to_scipy().toarray(), ref)  # last weight of a-b wins: 5
+    B = g.to_matrix(device="cpu", drop_self_loops=True, weighted=False)
+    assert B.is_pattern and B.nnz == 6 and not B.directed
+
+
+def test_to_matrix_directed_duplicates(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "1 2\n1 2\n2 1\n"))
+    A = g.to_matrix(device="cpu")
+    assert A.directed and A.nnz == 2
+
+
+# ============================================================================ speed
+def test_reading_is_vectorised(tmp_path):
+    """200k edges in well under a second or two: no Python loop per line."""
+    rng = np.random.default_rng(0)
+    e = rng.integers(0, 50_000, size=(200_000, 2))
+    p = tmp_path / "big.txt"
+    p.write_text("# comment\n" + "\n".join(f"{a}\t{b}" for a, b in e.tolist()) + "\n")
+    t = time.perf_counter()
+    g = read_graph(p)
+    dt = time.perf_counter() - t
+    assert g.src.size == 200_000
+    np.testing.assert_array_equal(g.labels[g.src], e[:, 0])
+    assert dt < 5.0, f"reading 200k edges took {dt:.2f} s"
+
+
+# ============================================================================ shared graphs
+def _manifest():
+    root = shared_graphs()
+    if root is None:
+        return []
+    with open(root / "graphs.tsv", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+@pytest.mark.skipif(shared_graphs() is None, reason="../shared/graphs not present")
+@pytest.mark.parametrize("row", _manifest(), ids=lambda r: r["path"])
+def test_shared_graph_counts(row):
+    """Every file of ../shared/graphs reads with the manifest's node, edge and self-loop counts."""
+    g = read_graph(shared_graphs() / row["path"])
+    undirected = not row["type"].startswith("directed")
+    assert g.n == int(row["nodes"])
+    if undirected and g.directed:
+        g.directed = False  # count unordered pairs, as the manifest does
+    s, d, _ = g.edges(weighted=False)
+    assert s.size == int(row["edges"])
+    assert g.self_loops == int(row["self_loops"])
+    expected_format = {"Matrix Market": "mtx", "METIS adjacency": "metis"}.get(row["format"], "edgelist")
+    assert g.format == expected_format
+    if expected_format == "mtx" and "symmetric" in row["type"]:
+        assert not g.directed

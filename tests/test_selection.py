@@ -1,0 +1,126 @@
+"""Kernel selection: the scale-free metric against a brute-force sum, and choose_kernel's answers."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+
+import spla
+from spla import semirings as sr
+from spla.ops import _backend
+from spla.testing import graphs, matrices, scaled
+
+
+def brute_force_metric(A):
+    """Σ over stored arcs (i, j) of deg(i)·deg(j) / nnz, deg = stored entries per row
+    (for a rectangular matrix, deg(j) = stored entries of column j), by plain loops."""
+    S = sp.coo_array(A.to_scipy())
+    if S.nnz == 0:
+        return 0.0
+    rows, cols = S.row.tolist(), S.col.tolist()
+    row_deg = [0] * A.shape[0]
+    col_deg = [0] * A.shape[1]
+    for i, j in zip(rows, cols):
+        row_deg[i] += 1
+        col_deg[j] += 1
+    deg_j = row_deg if A.shape[0] == A.shape[1] else col_deg
+    return sum(row_deg[i] * deg_j[j] for i, j in zip(rows, cols)) / S.nnz
+
+
+def networkx_metric(G):
+    """The same through networkx: the graph's stored arcs as a DiGraph (an undirected edge
+    is two arcs, a self-loop one), out-degrees, Σ over arcs of deg(u)·deg(v) / arcs."""
+    D = nx.DiGraph()
+    D.add_nodes_from(G)
+    D.add_edges_from(G.edges())
+    if not G.is_directed():
+        D.add_edges_from((v, u) for u, v in G.edges())
+    if D.number_of_edges() == 0:
+        return 0.0
+    deg = dict(D.out_degree())
+    return sum(deg[u] * deg[v] for u, v in D.edges()) / D.number_of_edges()
+
+
+@settings(max_examples=scaled(80), deadline=None)
+@given(G=graphs(max_nodes=14))
+def test_metric_vs_networkx(G):
+    A = spla.Matrix.from_networkx(G, device="cpu")
+    assert spla.scale_free_metric(A) == pytest.approx(networkx_metric(G), rel=1e-12)
+
+
+@settings(max_examples=scaled(80), deadline=None)
+@given(A=matrices(max_rows=12))
+def test_metric_vs_brute_force(A):
+    assert spla.scale_free_metric(A) == pytest.approx(brute_force_metric(A), rel=1e-12)
+
+
+def test_metric_known_values(device):
+    cases = [
+        (nx.cycle_graph(10), 4.0),                   # 2-regular: d^2
+        (nx.complete_graph(12), 121.0),              # 11-regular
+        (nx.star_graph(20), 20.0),                   # every arc joins the hub (20) and a leaf (1)
+        (nx.empty_graph(5), 0.0),
+        (nx.Graph(), 0.0),
+    ]
+    for G, want in cases:
+        A = spla.Matrix.from_networkx(G, device=device)
+        assert spla.scale_free_metric(A) == pytest.approx(want)
+    # Li et al.'s s-metric (each undirected edge once) over the number of edges
+    G = nx.barabasi_albert_graph(200, 3, seed=1)
+    A = spla.Matrix.from_networkx(G, device=device)
+    assert spla.scale_free_metric(A) == pytest.approx(nx.s_metric(G) / G.number_of_edges())
+
+
+def test_metric_is_cached():
+    A = spla.Matrix.from_networkx(nx.barabasi_albert_graph(50, 2, seed=0), device="cpu")
+    v = spla.scale_free_metric(A)
+    assert isinstance(v, float)
+    assert spla.scale_free_metric(A) == v
+
+
+def test_metric_same_on_every_device(device):
+    G = nx.gnp_random_graph(60, 0.1, seed=2, directed=True)
+    A = spla.Matrix.from_networkx(G, device="cpu")
+    assert spla.scale_free_metric(A.to(device)) == pytest.approx(spla.scale_free_metric(A), rel=1e-12)
+
+
+SHAPES = {
+    "path": lambda: nx.path_graph(50),
+    "star": lambda: nx.star_graph(3000),
+    "complete": lambda: nx.complete_graph(60),
+    "barabasi_albert": lambda: nx.barabasi_albert_graph(500, 4, seed=3),
+    "grid": lambda: nx.grid_2d_graph(20, 20),
+    "directed_hub": lambda: nx.DiGraph([(i, 0) for i in range(1, 2000)] + [(i, i + 1) for i in range(1, 1999)]),
+    "empty": lambda: nx.empty_graph(10),
+    "no_nodes": lambda: nx.Graph(),
+    "one_loop": lambda: nx.Graph([(0, 0)]),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("k", [1, 4, 32])
+def test_choose_kernel(shape, k, device):
+    A = spla.Matrix.from_networkx(SHAPES[shape](), device=device)
+    for semiring in (None, "plus_times", "min_plus", "bor_first"):
+        dtype = np.uint64 if semiring == "bor_first" else np.float32
+        name, reason = spla.choose_kernel(A, k=k, semiring=semiring, dtype=dtype)
+        assert name in spla.KERNELS
+        assert isinstance(reason, str) and reason.strip() and "\n" not in reason
+        if semiring is not None:
+            assert _backend(device).supports(name, sr.get(semiring), np.dtype(dtype))[0]
+        for M in (A.T,):
+            assert spla.choose_kernel(M, k=k)[0] in spla.KERNELS
+
+
+def test_choose_kernel_rectangular():
+    A = spla.Matrix.from_scipy(sp.random(300, 7, density=0.3, random_state=0), device="cpu")
+    for M in (A, A.T):
+        name, reason = spla.choose_kernel(M)
+        assert name in spla.KERNELS and reason
+
+
+def test_choose_kernel_reason_mentions_the_metric():
+    A = spla.Matrix.from_networkx(nx.path_graph(20), device="cpu")
+    _, reason = spla.choose_kernel(A)
+    assert "metric" in reason
