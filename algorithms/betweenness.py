@@ -14,9 +14,9 @@ arrays (n, k) with one column per source:
 
     forward, d = 1, 2, ...:   f<!reached> = f +.first A            (σ of the vertices at depth d)
                               σ += f;  level[f != 0] = d
-    backward, d = D .. 1:     c = (1 + δ) / σ   on level d, 0 elsewhere
-                              t<level == d-1> = A +.second c      (Σ over out-neighbours at depth d)
-                              δ += σ · t
+    backward, d = D .. 1:     c = 1/σ + T   on level d, 0 elsewhere      (T = δ/σ)
+                              T<level == d-1> += A +.second c     (Σ over out-neighbours at depth d)
+                              δ = σ · T
 
 Exactness: shortest-path counts overflow any integer and float64 (a chain of 1,100
 diamonds has 2^1100 of them).  A level whose largest σ exceeds 2^512 is rescaled, per
@@ -245,11 +245,22 @@ def _product(op, x, P, semiring, mask, complement, kernel):
     return y.reshape(x.shape)
 
 
+# σ += f;  level[f != 0] = d;  reached |= (f != 0)          -- one fused pass per BFS level
+_forward_update = spla.fuse(lambda xp: lambda sigma, f, level, reached, d: (
+    sigma + f, xp.where(f != 0, d, level), reached | (f != 0)), name="bc_forward_update")
+# c = (1/σ + T) on level d, 0 elsewhere;  below = (level == d - 1)   -- one fused pass per level
+_backward_coeff = spla.fuse(lambda xp: lambda level, inv_sigma, T, d: (
+    xp.where(level == d, inv_sigma + T, 0.0), level == d - 1), name="bc_backward_coeff")
+
+
 def _block(P, block, acc, *, endpoints, edges, kernel):
     """Add one block of sources' dependencies into ``acc`` (vertex (n,) or arc (nnz,) sums).
 
-    Host-device traffic per BFS level: one (k,) vector (each source's largest σ), which
-    both ends the BFS and decides the level's power-of-two rescaling.
+    The backward sweep keeps T = δ / σ̃ instead of δ: T(v) = 2^-e_d Σ_w (1/σ̃(w) + T(w)) over
+    the children w of v, so each level is one fused pass and one masked product that
+    accumulates straight into T; δ = σ̃ · T at the end.  Host-device traffic per BFS
+    level: one (k,) vector (each source's largest σ), which both ends the BFS and decides
+    the level's power-of-two rescaling.
     """
     xp = P.xp
     n = P.shape[0]
@@ -268,28 +279,27 @@ def _block(P, block, acc, *, endpoints, edges, kernel):
         d += 1
         # frontier<!reached, replace> = frontier +.first A
         frontier = _product(spla.vxm, frontier, P, "plus_first", reached, True, kernel)
-        top = to_numpy(frontier.max(axis=0))
+        top = to_numpy(frontier.max(axis=0) if kb > 1 else frontier.reshape(-1).max().reshape(1))
         if not np.any(top > 0):
             break
         e = np.where(top > RESCALE_ABOVE, np.frexp(top)[1], 0).astype(np.int32)
         if e.any():
             frontier = xp.ldexp(frontier, xp.asarray(-e))
         exps.append(e)
-        sigma += frontier
-        new = frontier != 0
-        xp.copyto(level, np.int32(d), where=new)
-        reached |= new
+        sigma, level, reached = _forward_update(sigma, frontier, level, reached, np.int32(d))
     depth = d - 1
-    delta = xp.zeros((n, kb), dtype=np.float64)
+    del frontier
     inv_sigma = 1.0 / xp.where(reached, sigma, 1.0)
+    T = xp.zeros((n, kb), dtype=np.float64)  # δ / σ̃
     for d in range(depth, 0, -1):
-        # coefficient of the vertices at depth d: (1 + δ) / σ
-        coeff = xp.where(level == d, (1.0 + delta) * inv_sigma, 0.0)
-        # t<level == d-1, replace> = A +.second coeff
-        t = _product(spla.mxv, coeff, P, "plus_second", level == d - 1, False, kernel)
-        t *= sigma
+        coeff, below = _backward_coeff(level, inv_sigma, T, np.int32(d))
         e = exps[d - 1]
-        delta += xp.ldexp(t, xp.asarray(-e)) if e.any() else t
+        if e.any():
+            coeff = xp.ldexp(coeff, xp.asarray(-e))
+        # T<level == d-1> += A +.second coeff
+        _accumulate(P, coeff, below, T, kernel)
+    delta = sigma * T
+    del T
     if edges:
         _add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc)
         return
@@ -299,6 +309,11 @@ def _block(P, block, acc, *, endpoints, edges, kernel):
         beyond = level > 0
         acc += beyond.sum(axis=1)
         acc[s] += beyond.sum(axis=0)
+
+
+def _accumulate(P, coeff, below, T, kernel):
+    """T<below> += A +.second coeff, in place ((n, k) blocks; 1-D when k == 1)."""
+    spla.mxv(P, _flat(coeff), "plus_second", mask=_flat(below), accum="plus", out=_flat(T), kernel=kernel)
 
 
 def _add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc):

@@ -11,6 +11,7 @@ backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernel
 
 from . import bits, semirings
 from .device import gpu_available
+from .elementwise import fuse
 from .errors import (
     ConvergenceError,
     DeviceMemoryError,
@@ -30,7 +31,7 @@ from .selection import choose_kernel, scale_free_metric
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "vxm", "mxv", "semirings", "bits", "KERNELS", "choose_kernel", "scale_free_metric", "gpu_available",
+    "Matrix", "vxm", "mxv", "semirings", "bits", "KERNELS", "fuse", "choose_kernel", "scale_free_metric", "gpu_available",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
 ]

@@ -11,14 +11,16 @@ with deg = out-degree (stored entries per row), which is spla's normalisation: i
 d² for a d-regular graph and grows with both the mean degree and the degree skew.
 
 ``choose_kernel`` applies the rule below; the thresholds were calibrated on the
-benchmark graphs (docs/benchmarks.md, docs/img/kernel_vs_metric.png):
+benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
 
-* k-blocks of 8 or more vectors: ``veCSC`` (a warp per column, lanes over the k values:
-  every gathered row is one coalesced read);
-* ``scf >= VECTOR_SCF`` (long, skewed columns): ``veCSC``;
-* a few columns far longer than the mean (max in-degree >= COOC_SKEW x mean) in an
-  otherwise short-columned graph: ``scCOOC`` (a thread per entry has no long tail);
-* otherwise ``scCSC`` (a thread per column).
+* k-blocks of 8 or more vectors: ``scCSC`` (a thread per (column, vector), vectors
+  fastest: a warp reads one gathered row's k values in one coalesced transaction; it beat
+  veCSC's block mode and scCOOC on every graph at k = 32);
+* hub columns (max column length >= COOC_SKEW x the mean: Kronecker, Barabási–Albert):
+  ``scCOOC`` (a thread per entry has no long tail; scf is then high too);
+* ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
+  ``veCSC``;
+* otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
 
 A kernel that cannot run the semiring/dtype (``backend.supports``) is skipped.
 """
@@ -84,16 +86,17 @@ def choose_kernel(A, k=1, semiring=None, dtype=None):
     dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
+    skewed = mean_len > 0 and max_len >= COOC_SKEW * mean_len
     if k >= BLOCK_K:
-        order = ("veCSC", "scCSC", "scCOOC")
-        why = f"block of k={k} vectors: a warp per column with lanes over the k values reads each row coalesced"
+        order = ("scCSC", "veCSC", "scCOOC")
+        why = f"block of k={k} vectors: a thread per (column, vector), each gathered row read coalesced"
+    elif skewed:
+        order = ("scCOOC", "veCSC", "scCSC")
+        why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "
+               f"{mean_len:.3g}: hub columns, a thread per entry avoids their tail")
     elif scf >= VECTOR_SCF:
         order = ("veCSC", "scCOOC", "scCSC")
-        why = f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g}: long skewed columns, a lane group per column"
-    elif mean_len > 0 and max_len >= COOC_SKEW * mean_len:
-        order = ("scCOOC", "veCSC", "scCSC")
-        why = (f"scale-free metric {scf:.4g} < {VECTOR_SCF:g} but max column length {max_len} >= "
-               f"{COOC_SKEW:g} x mean {mean_len:.3g}: a thread per entry avoids the hub columns' tail")
+        why = f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g} without hubs: long columns, a lane group per column"
     else:
         order = ("scCSC", "veCSC", "scCOOC")
         why = f"scale-free metric {scf:.4g} < {VECTOR_SCF:g} and short columns: a thread per column"

@@ -18,6 +18,9 @@ KERNELS = ("scCSC", "veCSC", "scCOOC")
 _CHUNK_ELEMS = 1 << 22  # entries x k gathered at once by the generic path
 
 
+_ACCUM_UFUNCS = {"plus": np.add, "min": np.minimum, "max": np.maximum, "lor": np.logical_or, "bor": np.bitwise_or}
+
+
 def supports(kernel, semiring, dtype):
     """The CPU backend runs every semiring/dtype; kernel names only select GPU kernels."""
     return True, "the CPU backend has one implementation for every kernel name"
@@ -46,21 +49,30 @@ def _selected_columns(comp, ncols):
     return np.flatnonzero(col_any)
 
 
+def _transpose_csr(A, dtype, ones):
+    """A's CSC arrays viewed as the CSR of A.T (no copy of the indices), cached per dtype."""
+    key = ("csr_T", np.dtype(dtype).str, ones)
+    S = A._cache.get(key)
+    if S is None:
+        if ones or A.values is None:
+            data = np.ones(A.nnz, dtype=dtype)
+        else:
+            data = A.values.astype(dtype, copy=False)
+        S = sp.csr_array((data, A.rowidx, A.colptr), shape=(A.shape[1], A.shape[0]))
+        A._cache[key] = S
+    return S
+
+
 def _scipy_product(u, A, op, cols, dtype):
     """t[cols] for plus_{times,first,second,pair} through SciPy (exact for these)."""
-    n_rows, ncols = A.shape
-    if op in ("first", "pair"):
-        data = np.ones(A.nnz, dtype=dtype)
+    S = _transpose_csr(A, dtype, ones=op in ("first", "pair"))
+    if cols is not None and 3 * len(cols) < A.shape[1]:
+        S = S[cols]
     else:
-        data = np.ones(A.nnz, dtype=dtype) if A.values is None else A.values.astype(dtype, copy=False)
-    S = sp.csc_array((data, A.rowidx, A.colptr), shape=A.shape)
-    if cols is not None:
-        S = S[:, cols]
-    if op in ("second", "pair"):
-        x = (u != 0).astype(dtype)
-    else:
-        x = u
-    return np.asarray(S.T @ x).astype(dtype, copy=False)
+        cols = None
+    x = (u != 0).astype(dtype) if op in ("second", "pair") else u
+    y = np.asarray(S @ x).astype(dtype, copy=False)
+    return y, cols
 
 
 def _arc_positions(A, cols):
@@ -130,7 +142,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     cols = _selected_columns(comp, A.shape[1])
     if semiring.add.name == "plus" and op in ("times", "first", "second", "pair") and \
             (op in ("first", "pair") or _finite_values(A)):
-        part = _scipy_product(u, A, op, cols, dtype)
+        part, cols = _scipy_product(u, A, op, cols, dtype)
         if cols is None:
             t = part
         else:
@@ -144,11 +156,15 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         if comp is None:
             return t
         return np.where(comp, t, ident).astype(dtype, copy=False)
-    z = t if accum is None else _sr.accum_apply(accum, out, t, np).astype(dtype, copy=False)
-    if comp is None:
-        out[...] = z
-    else:
-        out[...] = np.where(comp, z, ident if replace else out)
+    where = True if comp is None else np.broadcast_to(comp, out.shape)
+    ufunc = _ACCUM_UFUNCS.get(accum)
+    if accum is None or accum == "second":
+        np.copyto(out, t, where=where)
+    elif ufunc is not None:
+        ufunc(out, t, out=out, where=where)
+    # accum == "first": computed outputs keep their value
+    if replace and comp is not None:
+        np.copyto(out, ident, where=~where)
     return out
 
 
