@@ -384,12 +384,15 @@ __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ r
 // assumed).  Lane 0 of the group owns y[j].
 //   G lanes per column; blockDim.x a multiple of 32; grid-stride loop over columns (group-uniform, so
 //   every lane of a group executes the same shuffles).  A masked-out column costs one mask byte.
+//   long_len > 0: a COMPUTED column with more than long_len entries is skipped entirely (nothing is
+//   written; spla_vecsc_long_chunks + spla_vecsc_long_finish produce it); a not-computed long column
+//   is still stored here.  long_len <= 0: no column is skipped.
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                            const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                            const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                           long long ncols, int G, int accum, int flags)
+                           long long ncols, int G, int accum, int flags, long long long_len)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
@@ -403,6 +406,9 @@ __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ r
             continue;
         }
         const long long start = spla_ld(colptr + j), end = spla_ld(colptr + j + 1);
+        // Long-column split: a computed column longer than long_len is left to spla_vecsc_long_chunks /
+        // spla_vecsc_long_finish (group-uniform: every lane of the group read the same bounds).
+        if (long_len > 0 && end - start > long_len) continue;
         T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + glane, end,
                                                             (long long)G, ident, ident);
         for (int off = G >> 1; off > 0; off >>= 1)
@@ -515,6 +521,59 @@ __global__ void spla_sccooc(const I* __restrict__ rowidx, const I* __restrict__ 
         const T x = spla_ld(u + (long long)spla_ld(rowidx + p) * k + c);
         if (x == ident) continue;
         spla_atomic_update<Add, T>(t + j * k + c, Mul::op(x, spla_entry<T, PATTERN>(vals, p)));
+    }
+}
+
+// ================================================================================================
+// veCSC long-column split (k == 1).  The backend cuts every column with more than LONG entries into
+// chunks of at most CHUNK consecutive entries [chunk_begin[q], chunk_end[q]) of column
+// long_cols[chunk_col[q]]; the main spla_vecsc skips those columns when computed (long_len), then:
+//
+// spla_vecsc_long_chunks: one warp per chunk (grid-stride over chunks by global warp id, so the loop
+//   is warp-uniform; blockDim.x a multiple of 32, so every warp is full).  The warp tests the mask of
+//   its column first (skips the chunk when not computed: nothing is read), lane l reduces entries
+//   begin + l, + 32, ... with spla_column_reduce (coalesced rowidx), the warp reduces with a full-mask
+//   xor butterfly, and lane 0 ADDs the total into tl[chunk_col[q]] atomically (nothing when it is the
+//   identity).  tl (nlong,) T must hold ADD's identity beforehand.
+//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I.
+// ================================================================================================
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
+                                       const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
+                                       const I* __restrict__ rowidx, const T* __restrict__ vals,
+                                       const T* __restrict__ u, T* __restrict__ tl,
+                                       const bool* __restrict__ mask, long long mask_js, int mask_mode,
+                                       long long nchunks)
+{
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < nchunks; q += nwarps) {
+        const long long idx = (long long)spla_ld(chunk_col + q);
+        const long long j = (long long)spla_ld(long_cols + idx);
+        if (!spla_computed(mask, mask_mode, j * mask_js)) continue;  // warp-uniform
+        const long long begin = (long long)spla_ld(chunk_begin + q), end = (long long)spla_ld(chunk_end + q);
+        T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, begin + (long long)lane,
+                                                            end, 32LL, ident, ident);
+        for (int off = 16; off > 0; off >>= 1)
+            acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+        if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(tl + idx, acc);
+    }
+}
+
+// spla_vecsc_long_finish: one thread per long column idx (grid-stride): when y[long_cols[idx]] is
+// computed, spla_store(y, j, true, tl[idx], ...) (the not-computed ones were stored by spla_vecsc).
+//   long_cols (nlong,) I; tl (nlong,) T; y (ncols,) T.
+template <class Add, class T, class I>
+__global__ void spla_vecsc_long_finish(const I* __restrict__ long_cols, const T* __restrict__ tl,
+                                       T* __restrict__ y, const bool* __restrict__ mask, long long mask_js,
+                                       int mask_mode, long long nlong, int accum, int flags)
+{
+    const T ident = Add::template identity<T>();
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < nlong; idx += stride) {
+        const long long j = (long long)spla_ld(long_cols + idx);
+        if (spla_computed(mask, mask_mode, j * mask_js)) spla_store(y, j, true, tl[idx], ident, accum, flags);
     }
 }
 
