@@ -34,6 +34,11 @@ from ._common import as_matrix, pattern_of, to_numpy
 from .distances import is_empty_graph
 
 
+# y = α·y + jump  and  |y - x|, in one fused pass over the vectors
+_step = spla.fuse(lambda xp: lambda y, x, alpha, jump: (alpha * y + jump, abs(alpha * y + jump - x)),
+                  name="pagerank_step")
+
+
 def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight=True,
              dangling=None, device=None, kernel="auto"):
     """PageRank of every vertex, equal to ``networkx.pagerank(G, ...)`` within its tolerance.
@@ -126,15 +131,14 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     for _ in range(max_iter):  # power iterations
         # y = (x ./ w) +.× A      (y[j] = Σ_i x[i] A[i, j] / w(i))
         y = spla.vxm(x * inv_w, M, "plus_times", kernel=kernel)
-        y *= alpha
         if not has_dangling:
-            y += teleport                                    # α·y + (1-α)·p
+            jump = teleport                                  # (1-α)·p
         elif same_dw:
-            y += ((1.0 - alpha) + alpha * xp.dot(x, dangling_f)) * p   # α·y + ((1-α) + α·Σ_D x)·p
+            jump = ((1.0 - alpha) + alpha * xp.dot(x, dangling_f)) * p   # ((1-α) + α·Σ_D x)·p
         else:
-            y += teleport
-            y += (alpha * xp.dot(x, dangling_f)) * dw        # + α·(Σ_D x)·dw
-        err = float(xp.abs(y - x).sum())                     # Σ|x_new - x| (one scalar to the host)
+            jump = teleport + (alpha * xp.dot(x, dangling_f)) * dw       # (1-α)·p + α·(Σ_D x)·dw
+        y, change = _step(y, x, alpha, jump)                 # y = α·y + jump;  |y - x|   (one fused pass)
+        err = float(change.sum())                            # Σ|x_new - x| (one scalar to the host)
         x = y
         if err < n * tol:
             return to_numpy(x).astype(np.float64, copy=False)

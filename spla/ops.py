@@ -138,7 +138,7 @@ def _product(u, A, semiring, mask, complement, accum, out, replace, kernel, tran
     if kernel == "auto":
         from .selection import choose_kernel
 
-        kernel, reason = choose_kernel(M, k=k, semiring=semiring, dtype=u.dtype)
+        kernel, reason = choose_kernel(M, k=k, semiring=semiring, dtype=u.dtype, masked=mask is not None)
     else:
         reason = "requested"
         ok, why = backend.supports(kernel, semiring, u.dtype)

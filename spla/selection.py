@@ -17,7 +17,10 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
   fastest: a warp reads one gathered row's k values in one coalesced transaction; it beat
   veCSC's block mode and scCOOC on every graph at k = 32);
 * hub columns (max column length >= COOC_SKEW x the mean: Kronecker, Barabási–Albert):
-  ``scCOOC`` (a thread per entry has no long tail; scf is then high too);
+  ``scCOOC`` (a thread per entry has no long tail; scf is then high too), unless the
+  product is masked: then ``veCSC``, which skips a masked-out column without reading
+  its entries (scCOOC still reads every entry's column index) and splits hub columns
+  over several warps;
 * ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
   ``veCSC``;
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
@@ -73,23 +76,35 @@ def _column_stats(A):
     return A._cache[key]
 
 
-def choose_kernel(A, k=1, semiring=None, dtype=None):
+def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False):
     """(kernel name, one-line reason) for products whose outputs are A's columns.
 
     k: vectors per product (1 or the block width); semiring/dtype: skip kernels that
-    cannot run them.
+    cannot run them; masked: the product has a mask (some columns are not computed).
     """
     from . import semirings as _sr
 
-    backend = _backend_for(A)
     semiring = None if semiring is None else _sr.get(semiring)
     dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
+    key = ("choose_kernel", int(k), None if semiring is None else semiring.name,
+           dtype.str, bool(masked))
+    if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
+        A._cache[key] = _choose(A, k, semiring, dtype, masked)
+    return A._cache[key]
+
+
+def _choose(A, k, semiring, dtype, masked):
+    backend = _backend_for(A)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
     skewed = mean_len > 0 and max_len >= COOC_SKEW * mean_len
     if k >= BLOCK_K:
         order = ("scCSC", "veCSC", "scCOOC")
         why = f"block of k={k} vectors: a thread per (column, vector), each gathered row read coalesced"
+    elif skewed and masked:
+        order = ("veCSC", "scCOOC", "scCSC")
+        why = (f"scale-free metric {scf:.4g}, hub columns (max length {max_len} >= {COOC_SKEW:g} x mean "
+               f"{mean_len:.3g}) and a mask: a lane group per computed column, hubs split over warps")
     elif skewed:
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "

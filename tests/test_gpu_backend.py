@@ -295,6 +295,72 @@ def test_vecsc_group_sizes(monkeypatch, group, name, dtype):
     assert gpu.vecsc_group_size(A) == group
 
 
+LONG_CASES = CASES + [("max_times", np.int64), ("plus_pair", np.uint32)]
+
+
+def _long_matrix(rng, index_dtype=np.int32, pattern=False, dtype=np.float32):
+    """60,000 x 40: column 5 has 10,000 entries, column 17 has 50,000 (both > gpu.LONG = 4096, the
+    second spans 25 chunks), column 30 exactly 4096 (not long), the others 0 to ~60."""
+    m, n = 60000, 40
+    rows = [rng.choice(m, 10000, replace=False), rng.choice(m, 50000, replace=False),
+            rng.choice(m, 4096, replace=False), rng.integers(0, m, 1500)]
+    cols = [np.full(10000, 5), np.full(50000, 17), np.full(4096, 30), rng.integers(0, n, 1500)]
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    keep = ~np.isin(cols, (5, 17, 30)) | (np.arange(len(cols)) < 64096)  # short columns stay short
+    rows, cols = rows[keep], cols[keep]
+    return CSC((m, n), rows, cols, None if pattern else _values(rng, dtype, len(rows)), index_dtype)
+
+
+@pytest.mark.parametrize("name,dtype", LONG_CASES)
+def test_vecsc_long_columns(name, dtype):
+    """Columns longer than gpu.LONG take the chunked path (chunk warps + atomics + finish); every
+    mask/complement/replace/accum/out configuration against the reference, int32 and int64 indices."""
+    sr = semirings.get(name)
+    rng = np.random.default_rng(zlib.crc32(f"long-{name}-{np.dtype(dtype)}".encode()))
+    for index_dtype, pattern in ((np.int32, False), (np.int64, True)):
+        A = _long_matrix(rng, index_dtype, pattern, dtype)
+        split = gpu._vecsc_long(cp, A, A.colptr)
+        assert split is not None and split["nlong"] == 2
+        assert cp.asnumpy(split["long_cols"]).tolist() == [5, 17] and split["nchunks"] == 5 + 25
+        configs = _configs(dtype) if index_dtype == np.int32 else _configs(dtype)[::3]
+        for config in configs:
+            run_case(A, sr, dtype, "veCSC", None, config, rng)
+
+
+@pytest.mark.parametrize("long_chunk", [(64, 32), (100, 7), (2, 1)])
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_vecsc_long_split_small(monkeypatch, long_chunk, name, dtype):
+    """Small LONG/CHUNK: many chunks per column, columns just above/below LONG, tiny grids."""
+    monkeypatch.setattr(gpu, "LONG", long_chunk[0])
+    monkeypatch.setattr(gpu, "CHUNK", long_chunk[1])
+    sr = semirings.get(name)
+    rng = np.random.default_rng(zlib.crc32(f"small-{long_chunk}-{name}".encode()))
+    m, n = 700, 120
+    lens = rng.integers(0, 3 * long_chunk[0] + 3, n)
+    lens[:6] = [0, long_chunk[0], long_chunk[0] + 1, long_chunk[0] - 1, min(m, 650), 1]
+    lens = np.minimum(lens, m)
+    rows = np.concatenate([rng.choice(m, int(c), replace=False) for c in lens])
+    cols = np.repeat(np.arange(n), lens)
+    mats = [CSC((m, n), rows, cols, _values(rng, dtype, len(rows))), CSC((m, n), rows, cols, None, np.int64),
+            matrix("heavy", dtype), matrix("rect", dtype, True)]
+    configs = _configs(dtype)
+    for i, A in enumerate(mats):
+        for c in range(0, len(configs), 2):
+            run_case(A, sr, dtype, "veCSC", None, configs[(c + i) % len(configs)], rng)
+    monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)  # grid-stride over chunks and long columns
+    for config in configs[::5]:
+        run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
+
+
+def test_vecsc_long_disabled(monkeypatch):
+    """LONG = None turns the split off (same results)."""
+    rng = np.random.default_rng(9)
+    A = _long_matrix(rng)
+    monkeypatch.setattr(gpu, "LONG", None)
+    assert gpu._vecsc_long(cp, A, A.colptr) is None
+    run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("full", False, "plus", True, False), rng)
+
+
 def test_group_size_choice():
     A = CSC((10, 4), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0, 0, 0, 1, 1, 1, 2, 2, 3, 3])
     assert gpu.vecsc_group_size(A) == 4  # mean 2.5 -> 4 lanes

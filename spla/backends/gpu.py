@@ -45,6 +45,12 @@ MAX_BLOCKS = 1 << 20  # grid cap; the kernels loop grid-stride beyond it
 #: None lets :func:`vecsc_group_size` choose from the mean column length.
 VECSC_GROUP = None
 
+#: veCSC long-column split (k == 1): a column with more than LONG entries is not walked by one
+#: group but cut into chunks of CHUNK entries, one warp per chunk, combined with ADD's atomic
+#: (see :func:`vecsc_long_split` and docs/kernels.md).  LONG = None (or <= 0) disables the split.
+LONG = 4096
+CHUNK = 2048
+
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
 # ---------------------------------------------------------------------------------------------
@@ -159,7 +165,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
     """NVRTC name expressions of the module for one (ADD, MUL, T, I, pattern).
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
-    ``{"scCSC", "veCSC", "veCSC_block", "scCOOC", "merge"} -> "spla_...<...>"``.
+    ``{"scCSC", "veCSC", "veCSC_block", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC",
+    "merge"} -> "spla_...<...>"``.
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
     t = C_TYPES[np.dtype(dtype)]
@@ -170,6 +177,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "scCSC": f"spla_sccsc{args}",
         "veCSC": f"spla_vecsc{args}",
         "veCSC_block": f"spla_vecsc_block{args}",
+        "veCSC_long_chunks": f"spla_vecsc_long_chunks{args}",
+        "veCSC_long_finish": f"spla_vecsc_long_finish<{a}, {t}, {i}>",
         "scCOOC": f"spla_sccooc{args}",
         "merge": f"spla_merge<{a}, {t}>",
     }
@@ -223,6 +232,55 @@ def vecsc_group_size(A, k=1):
     mean = A.nnz / ncols if ncols else 0.0
     need = max(1, math.ceil(mean))
     return int(min(32, max(2, 1 << (need - 1).bit_length())))
+
+
+def vecsc_long_split(xp, colptr, long_len, chunk):
+    """The long-column split of veCSC for one CSC column pointer (array module ``xp``).
+
+    Returns None when no column has more than ``long_len`` entries, else a dict with
+      long_cols   (nlong,) colptr.dtype: the columns with more than long_len entries (ascending)
+      chunk_col   (nchunks,) int32: index into long_cols of each chunk's column
+      chunk_begin, chunk_end (nchunks,) colptr.dtype: the chunk's entries [begin, end), at most
+                  ``chunk`` consecutive entries of its column; the chunks of a column tile it
+      nlong, nchunks: ints
+    Vectorised (no Python loop over columns).
+    """
+    if long_len is None or long_len <= 0 or chunk <= 0:
+        return None
+    idx_dtype = colptr.dtype
+    cp64 = colptr.astype(np.int64)
+    lens = cp64[1:] - cp64[:-1]
+    long_cols = xp.nonzero(lens > long_len)[0]
+    nlong = int(long_cols.shape[0])
+    if nlong == 0:
+        return None
+    starts = cp64[long_cols]
+    ends = cp64[long_cols + 1]
+    nch = (ends - starts + (chunk - 1)) // chunk  # >= 1 each
+    last = xp.cumsum(nch)  # inclusive: chunks of long column c are [last[c] - nch[c], last[c])
+    nchunks = int(last[-1])
+    q = xp.arange(nchunks, dtype=np.int64)
+    col = xp.searchsorted(last, q, side="right")  # the long column of chunk q
+    within = q - (last[col] - nch[col])
+    begin = starts[col] + within * chunk
+    end = xp.minimum(begin + chunk, ends[col])
+    return {"long_cols": long_cols.astype(idx_dtype), "chunk_col": col.astype(np.int32),
+            "chunk_begin": begin.astype(idx_dtype), "chunk_end": end.astype(idx_dtype),
+            "nlong": nlong, "nchunks": nchunks}
+
+
+def _vecsc_long(cp, A, colptr):
+    """:func:`vecsc_long_split` of A at the current LONG/CHUNK, cached in ``A._cache``."""
+    long_len = None if LONG is None else int(LONG)
+    chunk = int(CHUNK)
+    cache = getattr(A, "_cache", None)
+    key = ("vecsc_long", long_len, chunk, np.dtype(colptr.dtype).str, colptr.device.id)
+    if isinstance(cache, dict) and key in cache:
+        return cache[key]
+    res = vecsc_long_split(cp, colptr, long_len, chunk)
+    if isinstance(cache, dict):
+        cache[key] = res
+    return res
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,8 +437,21 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             group = vecsc_group_size(A, k)
             grid = _grid(ncols * group)
             if k == 1:
+                # long-column split: needs ADD's atomic on T (every functor has one; checked anyway)
+                split = _vecsc_long(cp, A, colptr) if _supports_cached("scCOOC", sr, dtype)[0] else None
                 funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
-                                                    i64(ncols), i32(group), acc, i32(flags)))
+                                                    i64(ncols), i32(group), acc, i32(flags),
+                                                    i64(int(LONG) if split is not None else 0)))
+                if split is not None:
+                    nlong, nchunks = split["nlong"], split["nchunks"]
+                    tl = cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
+                    funcs["veCSC_long_chunks"]((_grid(nchunks * 32),), (BLOCK,),
+                                               (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
+                                                split["long_cols"], rowidx, vals, u, tl, marr, i64(js),
+                                                i32(mode), i64(nchunks)))
+                    funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,),
+                                               (split["long_cols"], tl, y, marr, i64(js), i32(mode),
+                                                i64(nlong), acc, i32(flags)))
             else:
                 funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
                                                           i32(mode), i64(ncols), i64(k), i32(group), acc,
