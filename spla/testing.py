@@ -732,13 +732,15 @@ def _random_matrix(seed, nrows, ncols, density, *, directed, dtype, self_loops, 
 
 # =============================================================================== graphs
 def graphs(min_nodes=0, max_nodes=12, *, directed=None, self_loops=True, multi_edges=False, disconnected=True,
-           density=None, weighted=False, weight="weight", min_weight=0.25, max_weight=4.0, integer_weights=False):
+           density=None, weighted=False, weight="weight", min_weight=0.25, max_weight=4.0, integer_weights=False,
+           shuffled_nodes=False):
     """Strategy for networkx graphs on the nodes ``0..n-1`` (added in that order, so
-    ``list(G) == list(range(n))``).
+    ``list(G) == list(range(n))``, unless ``shuffled_nodes``: then in a random order).
 
     * ``directed``: DiGraph (True), Graph (False) or either (None);
     * ``self_loops``: True allows (and sometimes adds) self-loops, False forbids them;
-    * ``multi_edges``: True gives a MultiGraph/MultiDiGraph with some parallel edges;
+    * ``multi_edges``: True gives a MultiGraph/MultiDiGraph with some parallel edges,
+      None either kind;
     * ``disconnected``: True allows any structure (isolated nodes, several components);
       False makes the graph connected (weakly, when directed) by adding a random tree;
     * ``density``: fraction of the n^2 ordered pairs tried as edges (float or strategy);
@@ -757,11 +759,12 @@ def graphs(min_nodes=0, max_nodes=12, *, directed=None, self_loops=True, multi_e
         is_dir = draw(_maybe(directed, st.booleans()))
         dens = draw(density_st)
         loops = draw(st.booleans()) if self_loops and n > 0 else False
+        multi = draw(st.booleans()) if multi_edges is None else bool(multi_edges)
         seed = draw(_seeds())
         rng = np.random.default_rng(seed)
-        cls = (nx.MultiDiGraph if is_dir else nx.MultiGraph) if multi_edges else (nx.DiGraph if is_dir else nx.Graph)
+        cls = (nx.MultiDiGraph if is_dir else nx.MultiGraph) if multi else (nx.DiGraph if is_dir else nx.Graph)
         G = cls()
-        G.add_nodes_from(range(n))
+        G.add_nodes_from(draw(st.permutations(range(n))) if shuffled_nodes else range(n))
         m = int(round(dens * n * n))
         p = rng.choice(n * n, size=min(m, n * n), replace=False) if n and m else np.zeros(0, dtype=np.int64)
         edges = [(int(a), int(b)) for a, b in zip(p // max(n, 1), p % max(n, 1))]
@@ -772,7 +775,7 @@ def graphs(min_nodes=0, max_nodes=12, *, directed=None, self_loops=True, multi_e
             edges += [((i, par) if rng.random() < 0.5 else (par, i)) for i, par in zip(range(1, n), parent)]
         if not self_loops:
             edges = [(a, b) for a, b in edges if a != b]
-        if multi_edges and edges:
+        if multi and edges:
             extra = rng.integers(0, len(edges), size=int(rng.integers(1, len(edges) + 1)))
             edges += [edges[i] for i in extra]
         for a, b in edges:

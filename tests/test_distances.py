@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spla
+from spla import testing
 import algorithms._common as common
 import algorithms.distances as distances
 from algorithms.distances import closeness_centrality, harmonic_centrality, sum_of_distances
@@ -23,21 +24,9 @@ GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@st.composite
-def graphs(draw, max_n=14, multigraph=True):
-    """networkx graphs: directed or not, multi or not, self-loops, isolated vertices,
-    n = 0..max_n, vertices added in a random order (list(G) is that order)."""
-    n = draw(st.integers(0, max_n))
-    directed = draw(st.booleans())
-    multi = multigraph and draw(st.booleans())
-    cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
-           (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}[(directed, multi)]
-    G = cls()
-    G.add_nodes_from(draw(st.permutations(range(n))))
-    if n:
-        v = st.integers(0, n - 1)
-        G.add_edges_from(draw(st.lists(st.tuples(v, v), max_size=3 * n)))
-    return G
+def graphs(max_n=14, multigraph=True):
+    """networkx graphs: directed or not, multi or not, self-loops, isolated vertices, random node order."""
+    return testing.graphs(0, max_n, multi_edges=None if multigraph else False, shuffled_nodes=True)
 
 
 def arr(d, G):

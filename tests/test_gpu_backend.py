@@ -361,6 +361,38 @@ def test_vecsc_long_disabled(monkeypatch):
     run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("full", False, "plus", True, False), rng)
 
 
+@pytest.mark.parametrize("vec4", [True, False])
+@pytest.mark.parametrize("shift", [0, 1, 2, 3])
+def test_vecsc_vec4_unaligned_rowidx(monkeypatch, vec4, shift):
+    """16-byte rowidx loads (int32) with rowidx starting 0-3 entries past a 16-byte boundary, every
+    group size, column lengths 0..~70 (heads/tails of 0-3 entries), and the chunked long path."""
+    monkeypatch.setattr(gpu, "VECSC_VEC4", vec4)
+    rng = np.random.default_rng(100 + shift)
+    m, n = 300, 90
+    lens = np.minimum(m, np.r_[np.arange(0, 9), rng.integers(0, 70, n - 9)])
+    rows = np.concatenate([rng.choice(m, int(c), replace=False) for c in lens])
+    cols = np.repeat(np.arange(n), lens)
+    for name, dtype in (("plus_times", np.float32), ("min_plus", np.int32), ("lor_land", np.bool_)):
+        sr = semirings.get(name)
+        A = CSC((m, n), rows, cols, _values(rng, dtype, len(rows)))
+        pad = cp.zeros(len(rows) + 4, dtype=np.int32)
+        pad[shift:shift + len(rows)] = A.rowidx
+        A.rowidx = pad[shift:shift + len(rows)]  # a contiguous view at a 4 * shift byte offset
+        assert A.rowidx.data.ptr % 16 == (4 * shift) % 16 or shift == 0
+        for group in (2, 4, 8, 32):
+            monkeypatch.setattr(gpu, "VECSC_GROUP", group)
+            run_case(A, sr, dtype, "veCSC", None, ("none", False, None, False, False), rng)
+            run_case(A, sr, dtype, "veCSC", None, ("full", True, "plus" if dtype != np.bool_ else "lor", True,
+                                                   False), rng)
+        monkeypatch.setattr(gpu, "LONG", 20)
+        monkeypatch.setattr(gpu, "CHUNK", 9)
+        A._cache.clear()
+        run_case(A, sr, dtype, "veCSC", None, ("full", False, None, True, True), rng)
+        monkeypatch.setattr(gpu, "LONG", 4096)
+        monkeypatch.setattr(gpu, "CHUNK", 2048)
+        monkeypatch.setattr(gpu, "VECSC_GROUP", None)
+
+
 def test_group_size_choice():
     A = CSC((10, 4), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0, 0, 0, 1, 1, 1, 2, 2, 3, 3])
     assert gpu.vecsc_group_size(A) == 4  # mean 2.5 -> 4 lanes

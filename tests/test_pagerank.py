@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spla
+from spla import testing
 from algorithms.pagerank import pagerank
 from spla.testing import graphs as weighted_graphs
 
@@ -22,20 +23,9 @@ TIGHT = dict(tol=1e-10, max_iter=2000)
 ATOL = 1e-8  # both sides iterate to Σ|Δ| < n·1e-10
 
 
-@st.composite
-def graphs(draw, max_n=14, multigraph=True):
+def graphs(max_n=14, multigraph=True):
     """networkx graphs: directed or not, multi or not, self-loops, isolated vertices, random node order."""
-    n = draw(st.integers(0, max_n))
-    directed = draw(st.booleans())
-    multi = multigraph and draw(st.booleans())
-    cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
-           (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}[(directed, multi)]
-    G = cls()
-    G.add_nodes_from(draw(st.permutations(range(n))))
-    if n:
-        v = st.integers(0, n - 1)
-        G.add_edges_from(draw(st.lists(st.tuples(v, v), max_size=3 * n)))
-    return G
+    return testing.graphs(0, max_n, multi_edges=None if multigraph else False, shuffled_nodes=True)
 
 
 def arr(d, G):

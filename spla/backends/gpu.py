@@ -51,6 +51,10 @@ VECSC_GROUP = None
 LONG = 4096
 CHUNK = 2048
 
+#: veCSC (k == 1) with int32 indices reads rowidx with 16-byte loads (4 entries per lane per load,
+#: head/tail entries one by one); False falls back to one 4-byte load per entry (benchmarks).
+VECSC_VEC4 = True
+
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
 # ---------------------------------------------------------------------------------------------
@@ -439,16 +443,17 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             if k == 1:
                 # long-column split: needs ADD's atomic on T (every functor has one; checked anyway)
                 split = _vecsc_long(cp, A, colptr) if _supports_cached("scCOOC", sr, dtype)[0] else None
+                vec4 = i32(1 if VECSC_VEC4 else 0)
                 funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
                                                     i64(ncols), i32(group), acc, i32(flags),
-                                                    i64(int(LONG) if split is not None else 0)))
+                                                    i64(int(LONG) if split is not None else 0), vec4))
                 if split is not None:
                     nlong, nchunks = split["nlong"], split["nchunks"]
                     tl = cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
                     funcs["veCSC_long_chunks"]((_grid(nchunks * 32),), (BLOCK,),
                                                (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
                                                 split["long_cols"], rowidx, vals, u, tl, marr, i64(js),
-                                                i32(mode), i64(nchunks)))
+                                                i32(mode), i64(nchunks), vec4))
                     funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,),
                                                (split["long_cols"], tl, y, marr, i64(js), i32(mode),
                                                 i64(nlong), acc, i32(flags)))

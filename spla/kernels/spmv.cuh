@@ -344,6 +344,80 @@ SPLA_DEV T spla_column_reduce(const I* __restrict__ rowidx, const T* __restrict_
     return acc;
 }
 
+// The part of one column (k == 1) that lane g of a group of G lanes reduces: entries start + g,
+// + G, ... < end.  spla_group_reduce with vec4 != 0 and 32-bit indices reads rowidx with 16-byte
+// loads instead: the 16-byte-aligned body [a, b) of the column (a = the first entry whose address
+// is a multiple of 16, b - a a multiple of 4) is split into int4 vectors, lane g takes vectors
+// g, g + G, ... (two per iteration: 8 independent u gathers in flight), and the at most 3 entries
+// before a and 3 after b are read one by one (p = start + g, + G, ... < a and b + g, ... < end).
+// Every entry is visited exactly once; identity-x entries are skipped as in spla_column_reduce.
+// 64-bit indices (and vec4 == 0) use spla_column_reduce unchanged.
+template <class Add, class Mul, class T, bool PATTERN>
+SPLA_DEV T spla_x_add(T acc, T x, const T* __restrict__ vals, long long p, T ident)
+{
+    return x != ident ? Add::op(acc, Mul::op(x, spla_entry<T, PATTERN>(vals, p))) : acc;
+}
+
+template <class Add, class Mul, class T, bool PATTERN>
+SPLA_DEV T spla_group_reduce(const long long* __restrict__ rowidx, const T* __restrict__ vals,
+                             const T* __restrict__ u, long long start, long long end, long long g, long long G,
+                             int vec4, T ident)
+{
+    return spla_column_reduce<Add, Mul, T, long long, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + g, end, G,
+                                                               ident, ident);
+}
+
+template <class Add, class Mul, class T, bool PATTERN>
+SPLA_DEV T spla_group_reduce(const int* __restrict__ rowidx, const T* __restrict__ vals,
+                             const T* __restrict__ u, long long start, long long end, long long g, long long G,
+                             int vec4, T ident)
+{
+    if (!vec4)
+        return spla_column_reduce<Add, Mul, T, int, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + g, end, G,
+                                                             ident, ident);
+    // entry offset of rowidx from a 16-byte boundary (rowidx itself is 4-byte aligned)
+    const long long off = (long long)((reinterpret_cast<unsigned long long>(rowidx) >> 2) & 3ULL);
+    long long a = ((start + off + 3) & ~3LL) - off;  // first 16-byte-aligned entry >= start
+    if (a > end) a = end;
+    const long long nvec = (end - a) >> 2;            // int4 vectors in the aligned body
+    const long long b = a + 4 * nvec;
+    T acc = ident;
+    for (long long p = start + g; p < a; p += G)      // head (< 4 entries)
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, spla_ld(u + (long long)spla_ld(rowidx + p)), vals, p, ident);
+    const int4* __restrict__ r4 = reinterpret_cast<const int4*>(rowidx + a);
+    long long q = g;
+    for (; q + G < nvec; q += 2 * G) {
+        const int4 r = __ldg(r4 + q);
+        const int4 s = __ldg(r4 + q + G);
+        const T x0 = spla_ld(u + (long long)r.x), x1 = spla_ld(u + (long long)r.y);
+        const T x2 = spla_ld(u + (long long)r.z), x3 = spla_ld(u + (long long)r.w);
+        const T x4 = spla_ld(u + (long long)s.x), x5 = spla_ld(u + (long long)s.y);
+        const T x6 = spla_ld(u + (long long)s.z), x7 = spla_ld(u + (long long)s.w);
+        const long long p = a + 4 * q, p2 = a + 4 * (q + G);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x0, vals, p, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x1, vals, p + 1, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x2, vals, p + 2, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x3, vals, p + 3, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x4, vals, p2, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x5, vals, p2 + 1, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x6, vals, p2 + 2, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x7, vals, p2 + 3, ident);
+    }
+    if (q < nvec) {                                   // at most one vector left for this lane
+        const int4 r = __ldg(r4 + q);
+        const T x0 = spla_ld(u + (long long)r.x), x1 = spla_ld(u + (long long)r.y);
+        const T x2 = spla_ld(u + (long long)r.z), x3 = spla_ld(u + (long long)r.w);
+        const long long p = a + 4 * q;
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x0, vals, p, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x1, vals, p + 1, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x2, vals, p + 2, ident);
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x3, vals, p + 3, ident);
+    }
+    for (long long p = b + g; p < end; p += G)        // tail (< 4 entries)
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, spla_ld(u + (long long)spla_ld(rowidx + p)), vals, p, ident);
+    return acc;
+}
+
 // ================================================================================================
 // scCSC -- CSC scalar.  One thread per output element (j, c): t = j * k + c, so c varies fastest and
 // the k threads of one column read the same rowidx[p] (one broadcast transaction) and the contiguous
@@ -384,6 +458,7 @@ __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ r
 // assumed).  Lane 0 of the group owns y[j].
 //   G lanes per column; blockDim.x a multiple of 32; grid-stride loop over columns (group-uniform, so
 //   every lane of a group executes the same shuffles).  A masked-out column costs one mask byte.
+//   vec4 != 0: 32-bit rowidx is read with 16-byte loads (spla_group_reduce).
 //   long_len > 0: a COMPUTED column with more than long_len entries is skipped entirely (nothing is
 //   written; spla_vecsc_long_chunks + spla_vecsc_long_finish produce it); a not-computed long column
 //   is still stored here.  long_len <= 0: no column is skipped.
@@ -392,7 +467,7 @@ template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                            const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                            const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                           long long ncols, int G, int accum, int flags, long long long_len)
+                           long long ncols, int G, int accum, int flags, long long long_len, int vec4)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
@@ -409,8 +484,8 @@ __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ r
         // Long-column split: a computed column longer than long_len is left to spla_vecsc_long_chunks /
         // spla_vecsc_long_finish (group-uniform: every lane of the group read the same bounds).
         if (long_len > 0 && end - start > long_len) continue;
-        T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + glane, end,
-                                                            (long long)G, ident, ident);
+        T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, start, end, (long long)glane,
+                                                        (long long)G, vec4, ident);
         for (int off = G >> 1; off > 0; off >>= 1)
             acc = Add::op(acc, spla_shfl_xor(members, acc, off, G));
         if (glane == 0) spla_store(y, j, true, acc, ident, accum, flags);
@@ -543,7 +618,7 @@ __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const 
                                        const I* __restrict__ rowidx, const T* __restrict__ vals,
                                        const T* __restrict__ u, T* __restrict__ tl,
                                        const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                                       long long nchunks)
+                                       long long nchunks, int vec4)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
@@ -553,8 +628,8 @@ __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const 
         const long long j = (long long)spla_ld(long_cols + idx);
         if (!spla_computed(mask, mask_mode, j * mask_js)) continue;  // warp-uniform
         const long long begin = (long long)spla_ld(chunk_begin + q), end = (long long)spla_ld(chunk_end + q);
-        T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, begin + (long long)lane,
-                                                            end, 32LL, ident, ident);
+        T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL,
+                                                        vec4, ident);
         for (int off = 16; off > 0; off >>= 1)
             acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
         if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(tl + idx, acc);
