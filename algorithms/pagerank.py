@@ -35,7 +35,7 @@ from .distances import is_empty_graph
 
 
 # y = α·y + jump  and  |y - x|, in one fused pass over the vectors
-_step = spla.fuse(lambda xp: lambda y, x, alpha, jump: (alpha * y + jump, abs(alpha * y + jump - x)),
+_step = spla.fuse(lambda xp: lambda y, x, alpha, jump: (alpha * y + jump, xp.abs(alpha * y + jump - x)),
                   name="pagerank_step")
 
 

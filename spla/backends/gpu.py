@@ -20,6 +20,7 @@ Entry points (called by ``spla.ops`` / ``spla.bits`` after validation):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
@@ -408,8 +409,10 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         raise KernelUnavailable(f"GPU kernels need int32 or int64 indices, A has {index_dtype}")
     device_id = u.device.id
 
-    with cp.cuda.Device(device_id):
-        u = cp.ascontiguousarray(u)
+    # entering a Device context costs a few microseconds per call: only switch when needed
+    with (contextlib.nullcontext() if cp.cuda.runtime.getDevice() == device_id else cp.cuda.Device(device_id)):
+        if not u.flags.c_contiguous:
+            u = cp.ascontiguousarray(u)
         if out is None:
             y, flags = cp.empty(out_shape, dtype=dtype), FRESH
         else:
@@ -422,8 +425,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
 
         pattern = A.values is None
         vals = u if pattern else cp.ascontiguousarray(_values_as(A, dtype))  # u: unused placeholder
-        colptr = cp.ascontiguousarray(A.colptr)
-        rowidx = cp.ascontiguousarray(A.rowidx, dtype=index_dtype)
+        colptr, rowidx = A.colptr, A.rowidx  # a Matrix's index arrays are contiguous and of one dtype
         marr, js, cs, mode = _mask_args(cp, mask, complement, ncols, k)
         if marr is None:
             marr = u  # unused placeholder pointer
@@ -463,7 +465,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                                           i32(flags)))
         else:  # scCOOC: atomics into a buffer holding the identity, then merge into out if needed
             nnz = int(A.nnz)
-            colidx = cp.ascontiguousarray(A.colidx, dtype=index_dtype)
+            colidx = A.colidx
             ident = sr.add.identity(dtype)
             direct = out is None or (accum is None and (mask is None or replace))
             if out is None:
