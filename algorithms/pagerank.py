@@ -34,9 +34,9 @@ from ._common import as_matrix, pattern_of, to_numpy
 from .distances import is_empty_graph
 
 
-# y = α·y + jump  and  |y - x|, in one fused pass over the vectors
-_step = spla.fuse(lambda xp: lambda y, x, alpha, jump: (alpha * y + jump, xp.abs(alpha * y + jump - x)),
-                  name="pagerank_step")
+# x' = α·y + jump,  |x' - x|  and the next product's input x' ./ w, in one fused pass
+_step = spla.fuse(lambda xp: lambda y, x, alpha, jump, inv_w: (
+    alpha * y + jump, xp.abs(alpha * y + jump - x), (alpha * y + jump) * inv_w), name="pagerank_step")
 
 
 def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight=True,
@@ -128,16 +128,17 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
 
     same_dw = dw is p
     err = None
+    x_scaled = x * inv_w
     for _ in range(max_iter):  # power iterations
         # y = (x ./ w) +.× A      (y[j] = Σ_i x[i] A[i, j] / w(i))
-        y = spla.vxm(x * inv_w, M, "plus_times", kernel=kernel)
+        y = spla.vxm(x_scaled, M, "plus_times", kernel=kernel)
         if not has_dangling:
             jump = teleport                                  # (1-α)·p
         elif same_dw:
             jump = ((1.0 - alpha) + alpha * xp.dot(x, dangling_f)) * p   # ((1-α) + α·Σ_D x)·p
         else:
             jump = teleport + (alpha * xp.dot(x, dangling_f)) * dw       # (1-α)·p + α·(Σ_D x)·dw
-        y, change = _step(y, x, alpha, jump)                 # y = α·y + jump;  |y - x|   (one fused pass)
+        y, change, x_scaled = _step(y, x, alpha, jump, inv_w)  # y = α·y + jump; |y - x|; y ./ w (one pass)
         err = float(change.sum())                            # Σ|x_new - x| (one scalar to the host)
         x = y
         if err < n * tol:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchors import NETWORKIT_BC_S, TURBOBC_ALL_S, TURBOBC_NOTES
+from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
 
@@ -157,7 +158,7 @@ def summarize(records: list[dict]) -> dict:
                 g["checked"][r["system"]] = r["checked"]
             if r["system"] == "spla":
                 g["nm_per_s"] = r.get("nm_per_s")
-                g["mem"] = r.get("mem_peak_bytes")
+                g["mem"] = call_peak_bytes(r)
         elif r.get("measure") == "bc_all_estimate" and r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
         elif r.get("measure") == "bc_sample":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchors import TURBOBC_NOTES, TURBOBC_SINGLE_MS
+from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
 
@@ -121,7 +122,7 @@ def summarize(records: list[dict]) -> dict:
         if r.get("checked") is not None:
             g["checked"][key] = r["checked"]
         if r.get("mem_peak_bytes") and key == ("spla", "auto"):
-            g["mem"] = r["mem_peak_bytes"]
+            g["mem"] = call_peak_bytes(r)
     for g in per.values():
         g["ms"] = {k: float(np.median(v)) for k, v in g["t"].items()}
         ks = {k: g["ms"][("spla", k)] for k in KERNELS[1:] if ("spla", k) in g["ms"]}

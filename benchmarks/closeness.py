@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .anchors import NETWORKIT_CLOSENESS_S
+from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, closeness_of
 
@@ -99,7 +100,7 @@ def summarize(records: list[dict]) -> dict:
             g["ms"][r["system"]] = r["median_ms"]
             if r["system"] == "spla":
                 g["checked"] = r.get("checked")
-                g["mem"] = r.get("mem_peak_bytes")
+                g["mem"] = call_peak_bytes(r)
         elif r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
     for g in per.values():

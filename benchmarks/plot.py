@@ -18,6 +18,8 @@ header when missing; nothing outside the markers is touched).
 
 from __future__ import annotations
 
+from .timing import call_peak_bytes
+
 import argparse
 import json
 import sys
@@ -194,7 +196,8 @@ def plot_kernels(data: dict, path: Path) -> bool:
 
 
 def plot_memory(data: dict, path: Path) -> bool:
-    """Peak device memory of each measured call against n + m (log-log)."""
+    """Device memory of each measured call (its peak above what was live, plus the pattern
+    matrix's (n + 1 + m) words) against n + m (log-log)."""
     recs = [r for r in data.get("records", [])
             if r.get("mem_peak_bytes") and r.get("n") and r.get("arcs") and r.get("system") == "spla"]
     if not recs:
@@ -204,7 +207,8 @@ def plot_memory(data: dict, path: Path) -> bool:
     groups: dict = {}
     for r in recs:
         key = r["section"] + ("" if r["section"] != "spmv" else f" {r.get('measure')}")
-        groups.setdefault(key, []).append((r["n"] + r["arcs"], r["mem_peak_bytes"]))
+        own = call_peak_bytes(r) + 4 * (r["n"] + 1 + r["arcs"])
+        groups.setdefault(key, []).append((r["n"] + r["arcs"], max(own, 1)))
     for key, xs in sorted(groups.items()):
         ax.scatter([x[0] for x in xs], [x[1] / 2**20 for x in xs], label=key, s=14)
     lo = min(r["n"] + r["arcs"] for r in recs)

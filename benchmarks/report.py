@@ -190,7 +190,7 @@ def _bc_single(recs) -> str:
     return ("Median over sources of one single-source BC (`sources=[s], batch_size=1`). "
             "TurboBC: its own code on an H200 (issue #3), best of its kernels, excluding upload and launch gaps.\n\n"
             + table(["graph", "arcs", "spla auto", "MTEPS", "scCSC", "veCSC", "scCOOC", "TurboBC (H200)",
-                     "TurboBC/spla", "spla CPU", "networkx", "checked", "peak GPU mem", "(n+1+m)·4 B"], rows))
+                     "TurboBC/spla", "spla CPU", "networkx", "checked", "GPU mem of the call", "(n+1+m)·4 B"], rows))
 
 
 def _bc_all(recs) -> str:
@@ -210,7 +210,7 @@ def _bc_all(recs) -> str:
             "NetworKit 11.2 with 16 threads on the same machine (issue #3). ~ = extrapolated from a few sources.\n\n"
             + table(["graph", "n", "arcs", "spla", "n·m/t", "TurboBC", "TurboBC/spla", "NetworKit 16t (anchor)",
                      "NetworKit/spla", "NetworKit here", "igraph here", "networkx", "spla CPU", "sample checked",
-                     "full checked", "peak GPU mem", "(n+1+m)·4 B"], rows))
+                     "full checked", "GPU mem of the call", "(n+1+m)·4 B"], rows))
 
 
 def _closeness(recs) -> str:
@@ -222,7 +222,7 @@ def _closeness(recs) -> str:
                      ms(m.get("igraph")), "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
                      chk(g.get("checked")), mib(g.get("mem"))])
     return table(["graph", "n", "arcs", "spla", "NetworKit 16t (anchor)", "NetworKit/spla", "NetworKit here",
-                  "igraph here", "networkx", "checked", "peak GPU mem"], rows)
+                  "igraph here", "networkx", "checked", "GPU mem of the call"], rows)
 
 
 def _shortness(recs) -> str:
@@ -232,7 +232,7 @@ def _shortness(recs) -> str:
         rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(m.get("spla")),
                      num(g.get("nm_per_s")), "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
                      chk(g.get("checked")), mib(g.get("mem"))])
-    return table(["graph", "n", "arcs", "spla", "n·m/t", "networkx", "checked", "peak GPU mem"], rows)
+    return table(["graph", "n", "arcs", "spla", "n·m/t", "networkx", "checked", "GPU mem of the call"], rows)
 
 
 def _daccer(recs) -> str:
@@ -282,7 +282,7 @@ def _sriram(recs) -> str:
     rows = [[f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), num(g.get("k")), ms(g.get("ms")),
              num(g.get("teps")), chk(g.get("checked")), mib(g.get("mem"))]
             for g in sriram.summarize(recs).values()]
-    return table(["graph", "n", "arcs", "k sources", "spla", "k·m/t", "checked", "peak GPU mem"], rows)
+    return table(["graph", "n", "arcs", "k sources", "spla", "k·m/t", "checked", "GPU mem of the call"], rows)
 
 
 SECTION_TITLES = [

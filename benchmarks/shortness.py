@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .closeness import sample_check
+from .timing import call_peak_bytes
 from .core import Bench
 from .reference import sum_of_distances_of
 
@@ -65,7 +66,7 @@ def summarize(records: list[dict]) -> dict:
             g["ms"]["spla"] = r["median_ms"]
             g["checked"] = r.get("checked")
             g["nm_per_s"] = r.get("nm_per_s")
-            g["mem"] = r.get("mem_peak_bytes")
+            g["mem"] = call_peak_bytes(r)
         elif r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
     return per

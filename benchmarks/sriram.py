@@ -19,6 +19,7 @@ import random
 
 import numpy as np
 
+from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
 
@@ -92,5 +93,5 @@ def summarize(records: list[dict]) -> dict:
             continue
         per[r["graph"]] = {"graph": r["graph"], "n": r.get("n"), "arcs": r.get("arcs"), "k": r.get("k"),
                            "ms": r["median_ms"], "teps": r.get("teps"), "checked": r.get("checked"),
-                           "mem": r.get("mem_peak_bytes")}
+                           "mem": call_peak_bytes(r)}
     return per

@@ -127,6 +127,16 @@ def gpu_peak_memory(fn: Callable[[], Any]) -> tuple[Any, dict]:
                     "mem_after_bytes": int(pool.used_bytes())}
 
 
+def call_peak_bytes(r: dict):
+    """Device bytes one measured call held at its peak beyond what was already live (the
+    harness keeps other graphs and buffers alive, so the pool's total is not the call's);
+    the matrix itself is reported beside it as (n+1+m)*4 B.  None when not measured."""
+    peak = r.get("mem_peak_bytes")
+    if not peak:
+        return None
+    return max(0, int(peak) - int(r.get("mem_base_bytes") or 0))
+
+
 def free_gpu_memory() -> None:
     """Release CuPy's cached blocks (no-op without CuPy)."""
     try:
