@@ -44,16 +44,7 @@ def bc_check(want: np.ndarray):
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
     alg = b.algorithms("betweenness_centrality")
-    for name in GRAPHS[b.opts.mode]:
-        if b.remaining() < 2:
-            b.skip(NAME, {"graph": name}, "time budget spent")
-            continue
-        try:
-            A = b.matrix(name)
-        except Exception as e:  # noqa: BLE001
-            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
-            continue
-        gf = b.graph_fields(name)
+    for name, A, gf in b.each_graph(NAME, GRAPHS[b.opts.mode]):
         arcs = gf["arcs"]
         b.selection(name, A)
         directed = b.graph(name)[3]

@@ -41,16 +41,7 @@ def sample_check(b: Bench, name: str, values_of, sample: int = SAMPLE, rtol: flo
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
     alg = b.algorithms("closeness_centrality")
-    for name in GRAPHS[b.opts.mode]:
-        if b.remaining() < 2:
-            b.skip(NAME, {"graph": name}, "time budget spent")
-            continue
-        try:
-            A = b.matrix(name)
-        except Exception as e:  # noqa: BLE001
-            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
-            continue
-        gf = b.graph_fields(name)
+    for name, A, gf in b.each_graph(NAME, GRAPHS[b.opts.mode]):
         n = gf["n"]
         src, dst, _, directed = b.graph(name)
         ref_in = b.ref(name).T.tocsr() if directed else b.ref(name)

@@ -394,6 +394,22 @@ class Bench:
         k = min(k, cand.size)
         return [int(v) for v in rng.choice(cand, size=k, replace=False)]
 
+    def each_graph(self, section: str, names):
+        """Yield ``(name, A, graph_fields)`` for each graph of ``names`` that loads, while
+        the time budget lasts; a graph past the budget is recorded as skipped, one that
+        fails to load as an error (the section goes on with the next)."""
+        for name in names:
+            if self.remaining() < 2:
+                self.skip(section, {"graph": name}, "time budget spent")
+                continue
+            try:
+                A = self.matrix(name)
+            except Exception as e:  # noqa: BLE001
+                self.note(section, {"graph": name, "measure": "load", "status": "error",
+                                    "error": f"{type(e).__name__}: {e}"})
+                continue
+            yield name, A, self.graph_fields(name)
+
     def graph_fields(self, name: str) -> dict:
         """n and arcs of a graph, for records."""
         gi = self.data["graphs"].get(name, {})

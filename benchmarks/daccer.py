@@ -29,16 +29,7 @@ def graphs_for(mode: str) -> list[str]:
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
     alg = b.algorithms("daccer_volumes")
-    for name in graphs_for(b.opts.mode):
-        if b.remaining() < 2:
-            b.skip(NAME, {"graph": name}, "time budget spent")
-            continue
-        try:
-            A = b.matrix(name)
-        except Exception as e:  # noqa: BLE001
-            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
-            continue
-        gf = b.graph_fields(name)
+    for name, A, gf in b.each_graph(NAME, graphs_for(b.opts.mode)):
         ref = b.ref(name)
         deg = np.diff(ref.indptr).astype(np.float64)
         full_ref = {0: deg, 1: deg + ref @ deg}

@@ -57,16 +57,7 @@ def forced_iterations(alg, A, k: int):
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
     alg = b.algorithms("pagerank")
-    for name in GRAPHS[b.opts.mode]:
-        if b.remaining() < 2:
-            b.skip(NAME, {"graph": name}, "time budget spent")
-            continue
-        try:
-            A = b.matrix(name)
-        except Exception as e:  # noqa: BLE001
-            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
-            continue
-        gf = b.graph_fields(name)
+    for name, A, gf in b.each_graph(NAME, GRAPHS[b.opts.mode]):
         n, arcs = gf["n"], gf["arcs"]
         tol = 1e-4 / max(n, 1)
 

@@ -35,16 +35,9 @@ def nx_sample(n: int, k: int, seed: int) -> list[int]:
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
     alg = b.algorithms("betweenness_centrality")
-    for name, k in CASES[b.opts.mode]:
-        if b.remaining() < 2:
-            b.skip(NAME, {"graph": name}, "time budget spent")
-            continue
-        try:
-            A = b.matrix(name)
-        except Exception as e:  # noqa: BLE001
-            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
-            continue
-        gf = b.graph_fields(name)
+    samples = dict(CASES[b.opts.mode])
+    for name, A, gf in b.each_graph(NAME, samples):
+        k = samples[name]
         n, arcs = gf["n"], gf["arcs"]
         directed = b.graph(name)[3]
         S = nx_sample(n, k, 0)

@@ -21,16 +21,7 @@ GRAPHS = {"tiny": ["jazz"], "quick": ["musae-facebook"], "full": ["musae-faceboo
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
     alg = b.algorithms("betweenness_centrality", "closeness_centrality", "pagerank", "rank_correlation")
-    for name in GRAPHS[b.opts.mode]:
-        if b.remaining() < 2:
-            b.skip(NAME, {"graph": name}, "time budget spent")
-            continue
-        try:
-            A = b.matrix(name)
-        except Exception as e:  # noqa: BLE001
-            b.note(NAME, {"graph": name, "measure": "load", "status": "error", "error": f"{type(e).__name__}: {e}"})
-            continue
-        gf = b.graph_fields(name)
+    for name, A, gf in b.each_graph(NAME, GRAPHS[b.opts.mode]):
         vals: dict[str, np.ndarray] = {}
         calls = {
             "betweenness": (("bc_all", name), lambda: alg.betweenness_centrality(A)),

@@ -790,6 +790,25 @@ def graphs(min_nodes=0, max_nodes=12, *, directed=None, self_loops=True, multi_e
     return build()
 
 
+def named_graphs():
+    """The classic small graphs every algorithm is checked on, by name: karate club, les
+    misérables, florentine families, davis southern women, a 9x11 grid, a star, a path,
+    a complete graph and a sparse random digraph (fresh networkx objects each call)."""
+    import networkx as nx
+
+    return {
+        "karate": nx.karate_club_graph(),
+        "les_miserables": nx.les_miserables_graph(),
+        "florentine": nx.florentine_families_graph(),
+        "davis": nx.davis_southern_women_graph(),
+        "grid": nx.grid_2d_graph(9, 11),
+        "star": nx.star_graph(30),
+        "path": nx.path_graph(40),
+        "complete": nx.complete_graph(9),
+        "directed_gnp": nx.gnp_random_graph(150, 0.02, seed=3, directed=True),
+    }
+
+
 # =============================================================================== vectors
 def vectors(n, dtype=None, k=None, *, semiring=None, identity_fraction=None, min_value=None, max_value=None):
     """Strategy for a NumPy vector (n,) or, with ``k``, a C-contiguous block (n, k).

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spla
+from spla import testing
 from algorithms import betweenness_centrality, bfs_levels, edge_betweenness_centrality
 from spla.testing import graphs
 
@@ -31,17 +32,7 @@ def assert_edge_bc_equal(E, ref, G):
     assert E.nnz == nx.to_scipy_sparse_array(G, nodelist=list(G)).nnz
 
 
-NAMED = {
-    "karate": nx.karate_club_graph(),
-    "les_miserables": nx.les_miserables_graph(),
-    "florentine": nx.florentine_families_graph(),
-    "davis": nx.davis_southern_women_graph(),
-    "grid": nx.grid_2d_graph(6, 7),
-    "star": nx.star_graph(9),
-    "path": nx.path_graph(12),
-    "complete": nx.complete_graph(8),
-    "directed_gnp": nx.gnp_random_graph(40, 0.08, seed=7, directed=True),
-}
+NAMED = testing.named_graphs()
 
 
 @pytest.mark.parametrize("name", sorted(NAMED))

@@ -95,17 +95,7 @@ def test_bad_radius():
             daccer_volumes(nx.path_graph(3), r, device="cpu")
 
 
-NAMED = {
-    "karate": nx.karate_club_graph(),
-    "les_miserables": nx.les_miserables_graph(),
-    "florentine": nx.florentine_families_graph(),
-    "davis": nx.davis_southern_women_graph(),
-    "grid": nx.grid_2d_graph(9, 11),
-    "star": nx.star_graph(70),
-    "path": nx.path_graph(150),
-    "complete": nx.complete_graph(9),
-    "directed_gnp": nx.gnp_random_graph(150, 0.03, seed=3, directed=True),
-}
+NAMED = testing.named_graphs()
 
 
 @pytest.mark.parametrize("name", sorted(NAMED))

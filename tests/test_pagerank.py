@@ -106,17 +106,7 @@ def test_personalization_nstart_dangling(G, data, device):
 
 
 # ----------------------------------------------------------------------------- named / real graphs
-NAMED = {
-    "karate": nx.karate_club_graph(),
-    "les_miserables": nx.les_miserables_graph(),
-    "florentine": nx.florentine_families_graph(),
-    "davis": nx.davis_southern_women_graph(),
-    "grid": nx.grid_2d_graph(9, 11),
-    "star": nx.star_graph(30),
-    "path": nx.path_graph(40),
-    "complete": nx.complete_graph(9),
-    "directed_gnp": nx.gnp_random_graph(150, 0.02, seed=3, directed=True),
-}
+NAMED = testing.named_graphs()
 
 
 @pytest.mark.parametrize("name", sorted(NAMED))
