@@ -15,6 +15,7 @@ raises ``PowerIterationFailedConvergence``).
 Each iteration is ONE spla product, ``y = (x ./ w) +.× A`` (``spla.vxm`` with
 plus_times over A's values), plus O(n) array operations for the dangling mass, the
 teleport term and the convergence test (one device -> host scalar per iteration).
+On the GPU the iteration is recorded once as a CUDA graph (``spla.Replay``) and replayed.
 
 Needs: a square adjacency whose values (the weights, when ``weight`` is set) are finite
 and non-negative (``spla.InvalidGraph`` otherwise).  Undirected edges count in both
@@ -127,20 +128,30 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     teleport = (1.0 - alpha) * p
 
     same_dw = dw is p
-    err = None
+    x = x.copy()
     x_scaled = x * inv_w
-    for _ in range(max_iter):  # power iterations
+    change_sum = xp.zeros((), dtype=np.float64)
+
+    def iteration():
+        """One power iteration, in place on x, x_scaled and change_sum (no host reads: replayable)."""
         # y = (x ./ w) +.× A      (y[j] = Σ_i x[i] A[i, j] / w(i))
         y = spla.vxm(x_scaled, M, "plus_times", kernel=kernel)
         if not has_dangling:
-            jump = teleport                                  # (1-α)·p
+            jump = teleport                                        # (1-α)·p
         elif same_dw:
-            jump = ((1.0 - alpha) + alpha * xp.dot(x, dangling_f)) * p   # ((1-α) + α·Σ_D x)·p
+            jump = ((1.0 - alpha) + alpha * (x * dangling_f).sum()) * p   # ((1-α) + α·Σ_D x)·p
         else:
-            jump = teleport + (alpha * xp.dot(x, dangling_f)) * dw       # (1-α)·p + α·(Σ_D x)·dw
-        y, change, x_scaled = _step(y, x, alpha, jump, inv_w)  # y = α·y + jump; |y - x|; y ./ w (one pass)
-        err = float(change.sum())                            # Σ|x_new - x| (one scalar to the host)
-        x = y
+            jump = teleport + (alpha * (x * dangling_f).sum()) * dw       # (1-α)·p + α·(Σ_D x)·dw
+        y, change, y_scaled = _step(y, x, alpha, jump, inv_w)  # y = α·y + jump; |y - x|; y ./ w (one pass)
+        change.sum(out=change_sum)                             # Σ|x_new - x|
+        xp.copyto(x, y)
+        xp.copyto(x_scaled, y_scaled)
+
+    step = spla.Replay(iteration, M.device, name="pagerank iteration")  # a CUDA graph after two iterations
+    err = None
+    for _ in range(max_iter):  # power iterations
+        step()
+        err = float(change_sum)  # one scalar to the host per iteration
         if err < n * tol:
             return to_numpy(x).astype(np.float64, copy=False)
     last = "no iteration ran" if err is None else f"the last change Σ|x - x_prev| = {err:.6g} is not below n·tol = {n * tol:.6g}"

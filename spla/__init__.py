@@ -26,12 +26,13 @@ from .errors import (
 )
 from .matrix import Matrix
 from .ops import KERNELS, mxv, vxm
+from .replay import Replay
 from .selection import choose_kernel, scale_free_metric
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "vxm", "mxv", "semirings", "bits", "KERNELS", "fuse", "choose_kernel", "scale_free_metric", "gpu_available",
+    "Matrix", "vxm", "mxv", "semirings", "bits", "KERNELS", "fuse", "Replay", "choose_kernel", "scale_free_metric", "gpu_available",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
 ]

@@ -195,11 +195,26 @@ def exact_brandes(G, sources):
     return bc
 
 
-def test_diamond_chain_past_float64_range(device):
+@pytest.mark.parametrize("batch_size", ["auto", 1])
+def test_diamond_chain_past_float64_range(device, batch_size):
     G = diamond_chain(1100)  # 2^1100 shortest paths end to end: beyond float64's 1.8e308
     sources = [0, 1, 1650, 3300]
-    got = betweenness_centrality(G, sources=sources, normalized=False, device=device)
+    got = betweenness_centrality(G, sources=sources, normalized=False, device=device, batch_size=batch_size)
     exact = exact_brandes(G, sources)
     ref = np.array([float(exact[v] / 2) for v in G])  # undirected: networkx halves
     np.testing.assert_allclose(got, ref, rtol=1e-9)
     assert np.all(np.isfinite(got))
+
+
+@settings(max_examples=25, deadline=None)
+@given(G=graphs(min_nodes=1, max_nodes=40), data=st.data())
+def test_single_source_steps_reused_across_calls(G, data, device):
+    """batch_size=1 (TurboBC's Algorithm 1, level steps replayed as CUDA graphs on the GPU) on one
+    matrix for several sources in a row: each call equals networkx's subset betweenness."""
+    A = spla.Matrix.from_networkx(G, device=device)
+    nodes = list(G)
+    picks = data.draw(st.lists(st.sampled_from(range(len(G))), min_size=1, max_size=4, unique=True), label="sources")
+    for s in picks:
+        got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1)
+        ref = as_array(nx.betweenness_centrality_subset(G, [nodes[s]], nodes, normalized=False), G)
+        np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
