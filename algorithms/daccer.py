@@ -25,8 +25,8 @@ Algorithm.
       vol_r(v) = Σ_{bits u of row v} deg(u) = weighted_rowsum(vis_r, deg laid out per bit)
 
   (``spla.bits.weighted_rowsum``).  That replaces CUDACCER's layered neighbour lists
-  (98% of its time at r = 2) by r masked products over (n, W) words per block of 64·W
-  vertices.  Memory and block sizing as ``algorithms.distances``.
+  (98% of its time at r = 2) by r - 1 masked products over (n, W) words per block of
+  64·W vertices: level 1 is the block's own arcs scattered into words, no product.  Memory and block sizing as ``algorithms.distances``.
 
 Needs: a square adjacency; values are ignored.  Returns int64 (exact: the sums are
 accumulated in float64, exact below 2**53).

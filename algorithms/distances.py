@@ -30,6 +30,9 @@ has reached t.  Starting from vis_0 (bit s set in row s only), one product per l
     vis_{d+1}       |= vis_d
 
 where ``done`` marks the words whose 64 bits are all set, which are not computed at all.
+Level 1 needs no product: vis_0 has one bit per source, so vis_1 is vis_0 plus the
+block's own arcs scattered into words (``_first_level``: one contiguous CSC slice of
+~64·W·(m/n) arcs instead of a product over all nnz·W words).
 (Pulling from all of vis_d rather than from the frontier vis_d \\ vis_{d-1} gives the
 same set, and saves the two passes that would isolate the frontier.)  Row t of
 vis_d holds exactly the sources s with d(s, t) <= d, so with c_d(t) = popcount(row t
@@ -179,12 +182,39 @@ def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None,
     return results
 
 
+def _first_level(A, vis, out, s0, s1, W, direction):
+    """out = vis_1 = vis_0 | (vis_0 ⊕.⊗ A) without a product: vis_0 holds one bit per source, so
+    level 1 is the block's own arcs scattered into words (a push from s0..s1-1).
+
+    The arcs leaving the block are one contiguous slice of a CSC matrix whose column s lists
+    the rows that receive bit s: A.T for "in" (row t gets s when s -> t), A for "out" (row v
+    gets s when v -> s).  Every (row, source) pair is stored once and self-loops are skipped,
+    so no bit is added twice and adding the bit words is their OR.
+    """
+    xp = A.xp
+    M = A.T if direction == "in" else A
+    lo, hi = (int(x) for x in to_numpy(M.colptr[[s0, s1]]))
+    rows = M.rowidx[lo:hi].astype(np.int64)
+    src = M.colidx[lo:hi].astype(np.int64)
+    keep = rows != src
+    rows, pos = rows[keep], src[keep] - s0
+    xp.copyto(out, vis)
+    # out[t, (s - s0) >> 6] |= 1 << ((s - s0) & 63)   for every arc of the block
+    bits = xp.left_shift(xp.ones(pos.shape[0], dtype=np.uint64), (pos & 63).astype(np.uint64))
+    xp.add.at(out.reshape(-1), rows * W + (pos >> 6), bits)
+
+
 def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel):
     vis, _pad = _init_block(xp, n, s0, s1, W)
     yield 0, vis
     nxt = xp.empty_like(vis)
     done = xp.empty(vis.shape, dtype=np.bool_)
     d = 0
+    if max_depth is None or max_depth >= 1:
+        _first_level(A, vis, nxt, s0, s1, W, direction)  # vis_1 = vis_0 | (vis_0 ⊕.⊗ A), pushed
+        vis, nxt = nxt, vis
+        d = 1
+        yield d, vis
     while max_depth is None or d < max_depth:
         xp.equal(vis, ALL_ONES, out=done)
         _product(vis, A, direction, done, nxt, kernel)

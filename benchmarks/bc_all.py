@@ -149,7 +149,7 @@ def summarize(records: list[dict]) -> dict:
                 g["checked"][r["system"]] = r["checked"]
             if r["system"] == "spla":
                 g["nm_per_s"] = r.get("nm_per_s")
-                g["mem"] = call_peak_bytes(r)
+                g["mem"], g["mem_first"] = call_peak_bytes(r), call_peak_bytes(r, "first")
         elif r.get("measure") == "bc_all_estimate" and r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
         elif r.get("measure") == "bc_sample":

@@ -113,7 +113,7 @@ def summarize(records: list[dict]) -> dict:
         if r.get("checked") is not None:
             g["checked"][key] = r["checked"]
         if r.get("mem_peak_bytes") and key == ("spla", "auto"):
-            g["mem"] = call_peak_bytes(r)
+            g["mem"], g["mem_first"] = call_peak_bytes(r), call_peak_bytes(r, "first")
     for g in per.values():
         g["ms"] = {k: float(np.median(v)) for k, v in g["t"].items()}
         ks = {k: g["ms"][("spla", k)] for k in KERNELS[1:] if ("spla", k) in g["ms"]}

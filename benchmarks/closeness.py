@@ -91,7 +91,7 @@ def summarize(records: list[dict]) -> dict:
             g["ms"][r["system"]] = r["median_ms"]
             if r["system"] == "spla":
                 g["checked"] = r.get("checked")
-                g["mem"] = call_peak_bytes(r)
+                g["mem"], g["mem_first"] = call_peak_bytes(r), call_peak_bytes(r, "first")
         elif r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
     for g in per.values():

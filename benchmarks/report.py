@@ -50,6 +50,14 @@ def mib(v) -> str:
     return "–" if not v else f"{v / 2**20:,.1f} MiB"
 
 
+def mem_cell(g: dict) -> str:
+    """Peak device memory of a repeated call, with the first call's (which builds the lazy
+    caches) in parentheses when it differs."""
+    warm, first = g.get("mem"), g.get("mem_first")
+    if first is None or warm is None or abs(first - warm) < 2**20:
+        return mib(warm if warm is not None else first)
+    return f"{mib(warm)} ({mib(first)})"
+
 def table(headers: list[str], rows: list[list]) -> str:
     if not rows:
         return "_no results_\n"
@@ -185,12 +193,12 @@ def _bc_single(recs) -> str:
                      ms(m.get(("spla", "scCSC"))), ms(m.get(("spla", "veCSC"))), ms(m.get(("spla", "scCOOC"))),
                      ms(m.get(("turbobc", ""))), ratio(g.get("vs_turbobc")),
                      ms(m.get(("spla-cpu", "auto"))), ms(m.get(("networkx", ""))),
-                     chk(all(g["checked"].values()) if g["checked"] else None), mib(g.get("mem")),
+                     chk(all(g["checked"].values()) if g["checked"] else None), mem_cell(g),
                      mib(4 * (g["n"] + 1 + g["arcs"]) if g.get("n") and g.get("arcs") else None)])
     return ("Median over sources of one single-source BC (`sources=[s], batch_size=1`). "
             "TurboBC: its own code on an H200 (issue #3), best of its kernels, excluding upload and launch gaps.\n\n"
             + table(["graph", "arcs", "spla auto", "MTEPS", "scCSC", "veCSC", "scCOOC", "TurboBC (H200)",
-                     "TurboBC/spla", "spla CPU", "networkx", "checked", "GPU mem of the call", "(n+1+m)·4 B"], rows))
+                     "TurboBC/spla", "spla CPU", "networkx", "checked", "GPU mem: repeat call (first)", "(n+1+m)·4 B"], rows))
 
 
 def _bc_all(recs) -> str:
@@ -204,13 +212,13 @@ def _bc_all(recs) -> str:
                      ms(m.get("networkit")), ms(m.get("igraph")),
                      "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
                      "~" + ms(m["spla-cpu (est.)"]) if m.get("spla-cpu (est.)") else "–",
-                     chk(g.get("sample_checked")), chk(g["checked"].get("spla")), mib(g.get("mem")),
+                     chk(g.get("sample_checked")), chk(g["checked"].get("spla")), mem_cell(g),
                      mib(4 * (g["n"] + 1 + g["arcs"]) if g.get("n") and g.get("arcs") else None)])
     return ("Exact BC over all sources. n·m/t in arc traversals per second. Anchors: TurboBC (H200) and "
             "NetworKit 11.2 with 16 threads on the same machine (issue #3). ~ = extrapolated from a few sources.\n\n"
             + table(["graph", "n", "arcs", "spla", "n·m/t", "TurboBC", "TurboBC/spla", "NetworKit 16t (anchor)",
                      "NetworKit/spla", "NetworKit here", "igraph here", "networkx", "spla CPU", "sample checked",
-                     "full checked", "GPU mem of the call", "(n+1+m)·4 B"], rows))
+                     "full checked", "GPU mem: repeat call (first)", "(n+1+m)·4 B"], rows))
 
 
 def _closeness(recs) -> str:
@@ -220,9 +228,9 @@ def _closeness(recs) -> str:
         rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(m.get("spla")),
                      ms(m.get("networkit-16t")), ratio(g.get("vs_networkit")), ms(m.get("networkit")),
                      ms(m.get("igraph")), "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
-                     chk(g.get("checked")), mib(g.get("mem"))])
+                     chk(g.get("checked")), mem_cell(g)])
     return table(["graph", "n", "arcs", "spla", "NetworKit 16t (anchor)", "NetworKit/spla", "NetworKit here",
-                  "igraph here", "networkx", "checked", "GPU mem of the call"], rows)
+                  "igraph here", "networkx", "checked", "GPU mem: repeat call (first)"], rows)
 
 
 def _shortness(recs) -> str:
@@ -231,8 +239,8 @@ def _shortness(recs) -> str:
         m = g["ms"]
         rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(m.get("spla")),
                      num(g.get("nm_per_s")), "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
-                     chk(g.get("checked")), mib(g.get("mem"))])
-    return table(["graph", "n", "arcs", "spla", "n·m/t", "networkx", "checked", "GPU mem of the call"], rows)
+                     chk(g.get("checked")), mem_cell(g)])
+    return table(["graph", "n", "arcs", "spla", "n·m/t", "networkx", "checked", "GPU mem: repeat call (first)"], rows)
 
 
 def _daccer(recs) -> str:
@@ -280,9 +288,9 @@ def _yin(recs) -> str:
 
 def _sriram(recs) -> str:
     rows = [[f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), num(g.get("k")), ms(g.get("ms")),
-             num(g.get("teps")), chk(g.get("checked")), mib(g.get("mem"))]
+             num(g.get("teps")), chk(g.get("checked")), mem_cell(g)]
             for g in sriram.summarize(recs).values()]
-    return table(["graph", "n", "arcs", "k sources", "spla", "k·m/t", "checked", "GPU mem of the call"], rows)
+    return table(["graph", "n", "arcs", "k sources", "spla", "k·m/t", "checked", "GPU mem: repeat call (first)"], rows)
 
 
 SECTION_TITLES = [

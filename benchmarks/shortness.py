@@ -57,7 +57,7 @@ def summarize(records: list[dict]) -> dict:
             g["ms"]["spla"] = r["median_ms"]
             g["checked"] = r.get("checked")
             g["nm_per_s"] = r.get("nm_per_s")
-            g["mem"] = call_peak_bytes(r)
+            g["mem"], g["mem_first"] = call_peak_bytes(r), call_peak_bytes(r, "first")
         elif r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
     return per

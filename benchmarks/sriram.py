@@ -86,5 +86,5 @@ def summarize(records: list[dict]) -> dict:
             continue
         per[r["graph"]] = {"graph": r["graph"], "n": r.get("n"), "arcs": r.get("arcs"), "k": r.get("k"),
                            "ms": r["median_ms"], "teps": r.get("teps"), "checked": r.get("checked"),
-                           "mem": call_peak_bytes(r)}
+                           "mem": call_peak_bytes(r), "mem_first": call_peak_bytes(r, "first")}
     return per

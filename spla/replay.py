@@ -33,10 +33,19 @@ a DEBUG log line saying why.
 from __future__ import annotations
 
 import logging
+import weakref
 
 from . import device as _dev
 
 log = logging.getLogger("spla")
+
+_live = weakref.WeakSet()
+
+
+def recorded_bytes() -> int:
+    """Device bytes held by the private memory pools of the live recorded steps (their
+    graphs' temporaries), which CuPy's default pool does not count."""
+    return sum(int(r._pool.total_bytes()) for r in list(_live) if r._pool is not None)
 
 
 class Replay:
@@ -94,4 +103,5 @@ class Replay:
             return
         self._graph, self._pool, self._stream = graph, pool, stream
         self.mode = "graph"
+        _live.add(self)
         log.debug("spla.Replay %s: recorded a CUDA graph", self.name)
