@@ -105,28 +105,46 @@ def cpu_time(fn: Callable[[], Any], warmup: int = 1, repeat: int = 5) -> dict:
 
 
 def gpu_peak_memory(fn: Callable[[], Any]) -> tuple[Any, dict]:
-    """Run ``fn`` once and report CuPy memory-pool bytes.
+    """Run ``fn`` once and report the device bytes it held at its peak.
 
-    All cached free blocks are released first, so the pool's ``total_bytes()``
-    afterwards is the high-water mark of bytes held during the call (an upper
-    bound: freed blocks are reused, fragmentation can add a little).  Returns
-    ``(result, {"mem_base_bytes", "mem_peak_bytes", "mem_after_bytes"})`` where
-    base is what was live before (the matrix, caches), peak the high-water mark
-    and after what stays live once the result is released.
+    A CuPy memory hook adds up the bytes of every block handed out by a memory pool
+    (the default pool and the private pools of recorded CUDA graphs alike) and
+    subtracts every block given back, so the high-water mark of that running sum is the
+    call's own peak, unaffected by the pool's caching and fragmentation (``total_bytes()``
+    is not: a chunk that an earlier, still-live array splits stays resident).  Returns
+    ``(result, {"mem_base_bytes", "mem_peak_bytes", "mem_after_bytes"})``: base is what
+    the default pool had live before (the matrix, caches) plus the recorded graphs'
+    pools, peak = base + the call's high-water mark, after = base + what the call left
+    allocated (results, new caches).
     """
     import cupy
 
-    from spla.replay import recorded_bytes  # graphs' temporaries live in private pools
+    from spla.replay import recorded_bytes  # recorded graphs' temporaries live in private pools
+
+    class Peak(cupy.cuda.MemoryHook):
+        name = "spla_benchmark_peak"
+
+        def __init__(self):
+            self.live, self.high = 0, 0
+
+        def malloc_postprocess(self, **kw):
+            if kw.get("mem_ptr"):
+                self.live += int(kw["mem_size"])
+                self.high = max(self.high, self.live)
+
+        def free_postprocess(self, **kw):
+            self.live -= int(kw["mem_size"])
 
     pool = cupy.get_default_memory_pool()
     cupy.cuda.get_current_stream().synchronize()
     pool.free_all_blocks()
     base = pool.used_bytes() + recorded_bytes()
-    result = fn()
-    cupy.cuda.get_current_stream().synchronize()
-    peak = pool.total_bytes() + recorded_bytes()
-    return result, {"mem_base_bytes": int(base), "mem_peak_bytes": int(peak),
-                    "mem_after_bytes": int(pool.used_bytes() + recorded_bytes())}
+    hook = Peak()
+    with hook:
+        result = fn()
+        cupy.cuda.get_current_stream().synchronize()
+    return result, {"mem_base_bytes": int(base), "mem_peak_bytes": int(base + hook.high),
+                    "mem_after_bytes": int(base + hook.live)}
 
 
 def call_peak_bytes(r: dict, which: str = "warm"):
