@@ -335,9 +335,12 @@ def test_ctrl_c_stops_quickly_with_130_and_no_output(tmp_path, fake):
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     out = write(tmp_path, "out.csv", "precious\n")
     marker = tmp_path / "started"
+    # a test run started in the background inherits SIGINT ignored (as a shell's background job
+    # does), which the child would keep: give it the default disposition a terminal's Ctrl-C meets
     proc = subprocess.Popen([sys.executable, "-m", "spla", "centrality", "g.txt", "--out", "out.csv"],
                             cwd=tmp_path, env=_env(fake, FAKE_SLOW=marker), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not marker.exists():
