@@ -24,6 +24,11 @@ source, by a power of two e_d that brings it into [0.5, 1): the scaling is exact
 since δ only needs ratios σ_v/σ_w between consecutive levels, δ(v) = σ̃(v) · 2^-e_d · t(v).  The
 results carry float64's relative precision however large σ grows.
 
+One source at a time (``batch_size=1``, TurboBC's own setting) each BFS level is one
+forward step and one backward step of in-place work on (n,) buffers, recorded once as CUDA
+graphs (``spla.Replay``) and replayed, so a level costs a graph launch and one 8-byte read
+of the frontier's largest σ instead of a dozen Python-dispatched calls.
+
 Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loops are
 ignored, parallel arcs count once — networkx's unweighted (weight=None) semantics.
 Memory: the matrix (n + 1 + m words, twice for a directed graph, which also needs A.T)
