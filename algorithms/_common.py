@@ -70,14 +70,8 @@ def _has_stored_diagonal(S) -> bool:
 
 
 def pattern_of(A: spla.Matrix) -> spla.Matrix:
-    """A's structure as a pattern-only matrix (cached on A)."""
-    if A.is_pattern:
-        return A
-    key = "pattern"
-    if key not in A._cache:
-        A._cache[key] = spla.Matrix(A.colptr, A.rowidx, None, A.shape, directed=A.directed, device=A.device,
-                                    _symmetric=A.T is A if A._T is not None else False)
-    return A._cache[key]
+    """A's structure as a pattern-only matrix (``spla.Matrix.pattern``, cached on A)."""
+    return A.pattern()
 
 
 def to_numpy(x) -> np.ndarray:

@@ -341,6 +341,8 @@ class _SingleSource:
         self.top = xp.zeros((), dtype=np.float64)
         self.d = xp.zeros(1, dtype=np.int32)
         self.P, self.kernel = P, kernel
+        self.nbytes = sum(int(a.nbytes) for a in (self.sigma, self.T, self.inv_sigma, self.frontier, self.level,
+                                                  self.reached))
         self.forward = spla.Replay(self._forward_step, P.device, name="bc forward level")
         self.backward = spla.Replay(self._backward_step, P.device, name="bc backward level")
 
@@ -367,7 +369,8 @@ class _SingleSource:
         self.d -= 1
 
 
-#: Single-source workspaces up to this size stay cached on the matrix (their graphs are reused).
+#: Single-source workspaces (their buffers; the recorded graphs' temporaries about as much again)
+#: up to this size stay cached on the matrix, so their graphs are reused by the next call.
 SINGLE_SOURCE_CACHE_BYTES = 64 << 20
 
 
@@ -379,12 +382,12 @@ def _single_source(P, s, acc, *, endpoints, kernel):
     the host reads its largest σ (``top``) to stop the BFS and, when it exceeds 2^512, to
     rescale it by 2^-e.  Backward: one step per level, eagerly at the rare rescaled levels.
     """
-    xp, n = P.xp, P.shape[0]
+    xp = P.xp
     key = ("bc_single_source", kernel)
     ws = P._cache.get(key)
     if ws is None:
         ws = _SingleSource(P, kernel)
-        if 41 * n <= SINGLE_SOURCE_CACHE_BYTES:
+        if ws.nbytes <= SINGLE_SOURCE_CACHE_BYTES:
             P._cache[key] = ws
     ws.sigma.fill(0)
     ws.level.fill(-1)

@@ -26,7 +26,8 @@ Algorithm.
 
   (``spla.bits.weighted_rowsum``).  That replaces CUDACCER's layered neighbour lists
   (98% of its time at r = 2) by r - 1 masked products over (n, W) words per block of
-  64·W vertices: level 1 is the block's own arcs scattered into words, no product.  Memory and block sizing as ``algorithms.distances``.
+  64·W vertices: level 1 is the block's own arcs scattered into words, no product.
+  Memory and block sizing as ``algorithms.distances``.
 
 Needs: a square adjacency; values are ignored.  Returns int64 (exact: the sums are
 accumulated in float64, exact below 2**53).

@@ -193,9 +193,11 @@ def _first_level(A, vis, out, s0, s1, W, direction):
     """
     xp = A.xp
     M = A.T if direction == "in" else A
-    lo, hi = (int(x) for x in to_numpy(M.colptr[[s0, s1]]))
+    ptr = M.colptr[s0:s1 + 1].astype(np.int64)
+    lo, hi = (int(x) for x in to_numpy(ptr[[0, -1]]))
     rows = M.rowidx[lo:hi].astype(np.int64)
-    src = M.colidx[lo:hi].astype(np.int64)
+    # the source of each arc of the slice (its column), found in the block's own column pointers
+    src = xp.searchsorted(ptr, xp.arange(lo, hi, dtype=np.int64), side="right") - 1 + s0
     keep = rows != src
     rows, pos = rows[keep], src[keep] - s0
     xp.copyto(out, vis)

@@ -128,7 +128,6 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     teleport = (1.0 - alpha) * p
 
     same_dw = dw is p
-    x = x.copy()
     x_scaled = x * inv_w
     change_sum = xp.zeros((), dtype=np.float64)
 

@@ -71,6 +71,17 @@ class Matrix:
     def is_pattern(self) -> bool:
         return self.values is None
 
+    def pattern(self) -> "Matrix":
+        """This matrix's structure without its values (every stored entry 1), sharing the index
+        arrays; ``self`` when it is already pattern-only.  Cached."""
+        if self.values is None:
+            return self
+        key = "pattern"
+        if key not in self._cache:
+            self._cache[key] = Matrix(self.colptr, self.rowidx, None, self.shape, directed=self.directed,
+                                      device=self.device, _symmetric=self._T is self)
+        return self._cache[key]
+
     @property
     def dtype(self):
         return np.dtype(np.bool_) if self.values is None else np.dtype(self.values.dtype)
@@ -134,9 +145,10 @@ class Matrix:
             xp = self.xp
             if self._T is self:  # symmetric: row counts are column counts
                 self._out_degree = self.in_degree()
-            elif xp is np or not self.nnz:
-                self._out_degree = xp.bincount(self.rowidx, minlength=self.shape[0]).astype(np.int64) \
-                    if self.nnz else xp.zeros(self.shape[0], dtype=np.int64)
+            elif not self.nnz:
+                self._out_degree = xp.zeros(self.shape[0], dtype=np.int64)
+            elif xp is np:
+                self._out_degree = np.bincount(self.rowidx, minlength=self.shape[0]).astype(np.int64)
             else:  # cupy.bincount holds ~100 bytes per entry on large inputs: count with atomics instead
                 counts = xp.zeros(self.shape[0], dtype=self.rowidx.dtype)
                 xp.add.at(counts, self.rowidx, 1)

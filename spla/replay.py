@@ -32,7 +32,9 @@ a DEBUG log line saying why.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import weakref
 
 from . import device as _dev
@@ -59,6 +61,11 @@ class Replay:
     """
 
     def __init__(self, step, device: str, name: str = "step"):
+        if not callable(step):
+            raise TypeError(f"spla.Replay needs a callable step (a function of no arguments), got "
+                            f"{type(step).__name__}")
+        if not isinstance(device, str) or not (device == "cpu" or re.fullmatch(r"gpu:\d+", device)):
+            raise ValueError(f"spla.Replay: device must be 'cpu' or 'gpu:N' (a Matrix's .device), got {device!r}")
         self.step = step
         self.device = device
         self.name = name
@@ -76,11 +83,14 @@ class Replay:
                 self.mode = "record"
             return
         cp = _dev.cupy_module()
-        if self.mode == "record":
-            self._record(cp)
-            if self.mode != "graph":  # recording failed: the step ran eagerly instead
-                return
-        self._graph.launch(stream=cp.cuda.get_current_stream())
+        index = _dev.gpu_index(self.device)
+        # entering a Device context costs a few µs: only switch when the step's device is not current
+        with cp.cuda.Device(index) if cp.cuda.runtime.getDevice() != index else contextlib.nullcontext():
+            if self.mode == "record":
+                self._record(cp)
+                if self.mode != "graph":  # recording failed: the step ran eagerly instead
+                    return
+            self._graph.launch(stream=cp.cuda.get_current_stream())
 
     def _record(self, cp) -> None:
         pool = cp.cuda.MemoryPool()

@@ -50,16 +50,13 @@ def scale_free_metric(A) -> float:
     if A.nnz == 0:
         A._cache[key] = 0.0
         return 0.0
-    from .matrix import Matrix
     from .ops import vxm
 
     out_deg = A.out_degree().astype(np.float64)
     deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
     # Σ_p deg(row_p) deg(col_p) = Σ_j deg(j) Σ_{i -> j} deg(i):  row_deg_sum = out_deg +.first A
     # (one product: no per-arc temporaries; veCSC runs any shape well enough for a one-time value)
-    pattern = A if A.values is None else Matrix(A.colptr, A.rowidx, None, A.shape, directed=A.directed,
-                                                 device=A.device)  # no cast copy of the values
-    row_deg_sum = vxm(out_deg, pattern, "plus_first", kernel="veCSC")
+    row_deg_sum = vxm(out_deg, A.pattern(), "plus_first", kernel="veCSC")  # pattern: no cast copy of values
     s = float((row_deg_sum * deg_j).sum())
     A._cache[key] = s / A.nnz
     return A._cache[key]
@@ -87,14 +84,13 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False):
 
     semiring = None if semiring is None else _sr.get(semiring)
     dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
-    key = ("choose_kernel", int(k), None if semiring is None else semiring.name,
-           dtype.str, bool(masked))
+    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str)
     if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
-        A._cache[key] = _choose(A, k, semiring, dtype, masked)
+        A._cache[key] = _choose(A, k, semiring, dtype)
     return A._cache[key]
 
 
-def _choose(A, k, semiring, dtype, masked):
+def _choose(A, k, semiring, dtype):
     backend = _backend_for(A)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)

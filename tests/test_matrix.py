@@ -487,3 +487,17 @@ def test_vectors_strategy(data):
     assert x.shape == ((n,) if k is None else (n, k)) and x.dtype == dt and x.flags.c_contiguous
     y = data.draw(vectors(n, dt, k, semiring=name, identity_fraction=1.0))
     assert np.all(y == identity(sr.get(name), dt))
+
+
+def test_pattern_drops_values_keeps_structure(device):
+    S = sp.csc_array(np.array([[0, 2.5, 0], [0, 0, -1.0], [4.0, 0, 0]]))
+    A = spla.Matrix.from_scipy(S, directed=True, device=device)
+    P = A.pattern()
+    assert P.is_pattern and P.shape == A.shape and P.directed == A.directed and P.device == A.device
+    values, present = to_dense(P)
+    assert values is None
+    np.testing.assert_array_equal(present, S.toarray() != 0)
+    assert A.pattern() is P  # cached
+    assert P.pattern() is P  # already pattern-only
+    U = spla.Matrix.from_edges([0, 1], [1, 2], device=device)  # undirected: symmetric, stays so
+    assert U.pattern().T is U.pattern()

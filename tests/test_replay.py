@@ -75,3 +75,12 @@ def test_graph_temporaries_do_not_alias_new_arrays():
         replay()
     assert all(bool((k == 7.0).all()) for k in keep)
     assert replay.mode == "graph"
+
+
+def test_bad_arguments_say_what_is_wrong():
+    with pytest.raises(TypeError, match="callable step"):
+        spla.Replay(42, "cpu")
+    with pytest.raises(ValueError, match="'cpu' or 'gpu:N'"):
+        spla.Replay(lambda: None, "cuda")
+    with pytest.raises(ValueError, match="'cpu' or 'gpu:N'"):
+        spla.Replay(lambda: None, "gpu")
