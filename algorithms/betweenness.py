@@ -324,9 +324,11 @@ class _SingleSource:
 
     All arrays are (n,) on P's device: sigma, T (float64), level (int32), reached (bool),
     frontier (float64), inv_sigma (float64); ``top`` (0-d float64) is the largest σ of the
-    newest frontier, ``d`` (1,) int32 the level the next step works on.  The two steps are
-    :class:`spla.Replay` objects: after the first calls they are CUDA graphs, so a BFS level
-    costs one graph launch and one 8-byte read instead of a dozen Python-dispatched calls.
+    newest frontier, ``d`` (1,) int32 the level the next step works on, ``s`` (1,) int64 the
+    source.  The steps are :class:`spla.Replay` objects: after the first calls they are CUDA
+    graphs, so a BFS level costs one graph launch and one 8-byte read instead of a dozen
+    Python-dispatched calls, and the reset before the BFS, the step between the sweeps and
+    the final δ = σ̃ · T are one launch each.
     """
 
     def __init__(self, P, kernel):
@@ -340,11 +342,22 @@ class _SingleSource:
         self.reached = xp.zeros(n, dtype=np.bool_)
         self.top = xp.zeros((), dtype=np.float64)
         self.d = xp.zeros(1, dtype=np.int32)
+        self.s = xp.zeros(1, dtype=np.int64)
         self.P, self.kernel = P, kernel
         self.nbytes = sum(int(a.nbytes) for a in (self.sigma, self.T, self.inv_sigma, self.frontier, self.level,
                                                   self.reached))
+        self.reset = spla.Replay(self._reset_step, P.device, name="bc reset")
         self.forward = spla.Replay(self._forward_step, P.device, name="bc forward level")
+        self.between = spla.Replay(self._between_step, P.device, name="bc between sweeps")
         self.backward = spla.Replay(self._backward_step, P.device, name="bc backward level")
+        self.finish = spla.Replay(self._finish_step, P.device, name="bc dependencies")
+
+    def _reset_step(self):
+        """σ = level + 1 = reached = T = d = 0 and frontier = e_s, for the source in ``s``."""
+        for a, v in ((self.sigma, 0), (self.level, -1), (self.reached, False), (self.frontier, 0), (self.T, 0),
+                     (self.d, 0)):
+            a.fill(v)
+        self.frontier[self.s] = 1.0
 
     def _forward_step(self):
         """Book the previous frontier at level d, then expand it: one BFS level."""
@@ -360,6 +373,17 @@ class _SingleSource:
                                           kernel=self.kernel))
         self.frontier.max(out=self.top)
 
+    def _between_step(self):
+        """1/σ̃ where reached (1 elsewhere); d = depth (the last forward step left depth + 1)."""
+        xp = self.xp
+        xp.divide(1.0, xp.where(self.reached, self.sigma, 1.0), out=self.inv_sigma)
+        self.d -= 1
+
+    def _finish_step(self):
+        """T = δ = σ̃ · T, and 0 at the source (its own dependency is not betweenness)."""
+        self.xp.multiply(self.sigma, self.T, out=self.T)
+        self.T[self.s] = 0.0
+
     def _backward_step(self, scale=None):
         """T<level == d-1> += A +.second c,  c = (1/σ + T) on level d;  then d -= 1."""
         coeff, below = _backward_coeff(self.level, self.inv_sigma, self.T, self.d)
@@ -374,6 +398,17 @@ class _SingleSource:
 SINGLE_SOURCE_CACHE_BYTES = 64 << 20
 
 
+def _single_source_workspace(P, kernel):
+    """P's cached :class:`_SingleSource` for ``kernel`` (a new one, cached when small enough)."""
+    key = ("bc_single_source", kernel)
+    ws = P._cache.get(key)
+    if ws is None:
+        ws = _SingleSource(P, kernel)
+        if ws.nbytes <= SINGLE_SOURCE_CACHE_BYTES:
+            P._cache[key] = ws
+    return ws
+
+
 def _single_source(P, s, acc, *, endpoints, kernel):
     """Add source s's dependencies δ_s into ``acc`` (n,): TurboBC's Algorithm 1, level steps replayed.
 
@@ -383,19 +418,9 @@ def _single_source(P, s, acc, *, endpoints, kernel):
     rescale it by 2^-e.  Backward: one step per level, eagerly at the rare rescaled levels.
     """
     xp = P.xp
-    key = ("bc_single_source", kernel)
-    ws = P._cache.get(key)
-    if ws is None:
-        ws = _SingleSource(P, kernel)
-        if ws.nbytes <= SINGLE_SOURCE_CACHE_BYTES:
-            P._cache[key] = ws
-    ws.sigma.fill(0)
-    ws.level.fill(-1)
-    ws.reached.fill(False)
-    ws.frontier.fill(0)
-    ws.frontier[s] = 1.0
-    ws.T.fill(0)
-    ws.d.fill(0)
+    ws = _single_source_workspace(P, kernel)
+    ws.s.fill(s)
+    ws.reset()
     exps = [0]  # e_d for d = 0, 1, ...: σ̃ at level d = σ_d · 2^-(e_1 + ... + e_d)
     while True:
         ws.forward()
@@ -407,16 +432,14 @@ def _single_source(P, s, acc, *, endpoints, kernel):
             xp.copyto(ws.frontier, xp.ldexp(ws.frontier, -e))
         exps.append(e)
     depth = len(exps) - 1  # levels 1..depth are non-empty; the last step only booked level depth
-    xp.divide(1.0, xp.where(ws.reached, ws.sigma, 1.0), out=ws.inv_sigma)
-    ws.d.fill(depth)
+    ws.between()
     for d in range(depth, 0, -1):
         if exps[d]:
             ws._backward_step(scale=-exps[d])
         else:
             ws.backward()
-    delta = ws.sigma * ws.T
-    delta[s] = 0.0  # a source's own dependency is not betweenness
-    acc += delta
+    ws.finish()
+    acc += ws.T  # δ_s
     if endpoints:
         beyond = ws.level > 0
         acc += beyond

@@ -7,6 +7,12 @@ For every graph of at least 10 M arcs (issue #2's Performance section):
   on the same index arrays; throughput in G arcs/s and the fraction of the
   device-to-device copy bandwidth reached by the bytes the product must move;
 - the same product with a mask that keeps 10 % of the columns (90 % excluded);
+- both again as device time: DEV_REPEAT back-to-back products (into a preallocated
+  output) recorded once as one CUDA graph (``spla.Replay``) and timed by replaying it,
+  divided by DEV_REPEAT, so neither the ~40 µs of Python dispatch per call nor the graph
+  launch bounds the short masked products on either side of the mask ratio; the masked
+  product also with the mask worklist forced on (``system`` "spla-worklist") and off
+  ("spla-columnwalk": every column tests its own mask) beside the automatic rule;
 - a k = 32 block product (u of shape (n, 32)), in arc*vectors/s, beside
   cuSPARSE SpMM;
 - ``spla.scale_free_metric(A)`` and ``spla.choose_kernel(A)``.
@@ -27,6 +33,7 @@ NAME = "spmv"
 KERNELS = ("scCSC", "veCSC", "scCOOC")
 BLOCK_K = 32
 MASK_KEEP = 0.10
+DEV_REPEAT = 16  # products per replayed graph in the device-time measurements
 
 BIG = {
     "tiny": ["kron10", "myc8", "grid30"],
@@ -139,6 +146,8 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
                          "mask_kept": float(mask_h.mean())},
                   lambda kernel=kernel: spla.vxm(u, A, "plus_times", mask=mask, kernel=kernel),
                   check=check_vec(y_ref_m))
+    if gpu:
+        _device_times(b, spla, A, u, mask, gf, check_vec(y_ref), check_vec(y_ref_m))
     mask = None  # noqa: F841 - release the device array (closures hold the cell)
 
     # k = 32 block product; column 0 is u itself, two more columns are checked
@@ -187,6 +196,47 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
                       lambda: Sc @ u_h, check=check_vec(y_ref), on="cpu", derive=thr(values=4))
 
 
+def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked) -> None:
+    """Unmasked and 90%-masked products in device time (measures ``vxm_dev`` and ``vxm_masked90_dev``;
+    ``median_ms`` is per product: the replayed graph's time / DEV_REPEAT), with the mask worklist
+    chosen by its rule ("spla"), forced on ("spla-worklist") and off ("spla-columnwalk")."""
+    from spla.backends import gpu as gpu_backend
+
+    xp = b.xp
+    worklist = {"spla": "auto", "spla-worklist": True, "spla-columnwalk": False}
+    cases = [("vxm_dev", "spla", k, None) for k in KERNELS + ("auto",)]
+    cases += [("vxm_masked90_dev", "spla", k, mask) for k in KERNELS + ("auto",)]
+    cases += [("vxm_masked90_dev", system, k, mask) for system in ("spla-worklist", "spla-columnwalk")
+              for k in ("scCSC", "veCSC")]
+    for measure, system, kernel, m in cases:
+        if b.remaining() < 2:
+            b.skip(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel}, "time budget spent")
+            continue
+        y = xp.empty(int(A.shape[1]), dtype=np.float32)
+
+        def step(kernel=kernel, m=m, y=y):
+            for _ in range(DEV_REPEAT):
+                # y<mask, replace> = u +.* A   (y = u +.* A without a mask)
+                spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y, kernel=kernel)
+
+        saved = gpu_backend.MASK_WORKLIST
+        gpu_backend.MASK_WORKLIST = worklist[system]
+        try:
+            rep = spla.Replay(step, A.device, name=f"{measure} {system} {kernel}")
+            rep()
+            rep()  # warm-up, then recorded: later calls replay the graph
+        except Exception as e:  # noqa: BLE001
+            b.note(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel, "status": "error",
+                          "error": f"{type(e).__name__}: {e}"})
+            continue
+        finally:
+            gpu_backend.MASK_WORKLIST = saved
+        b.measure(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel, "k": 1,
+                         "replayed": rep.mode == "graph", "products_per_call": DEV_REPEAT},
+                  lambda rep=rep, y=y: (rep(), y)[1], check=check_full if m is None else check_masked,
+                  memory=False)
+
+
 def summarize(records: list[dict]) -> dict:
     """Per graph: best spla kernel vs the CSR peer, mask speed-up, block ratio (for reports)."""
     out: dict = {}
@@ -196,7 +246,7 @@ def summarize(records: list[dict]) -> dict:
         g = out.setdefault(r["graph"], {"graph": r["graph"], "n": r.get("n"), "arcs": r.get("arcs"),
                                         "big": r.get("big")})
         key = (r.get("measure"), r.get("system"), r.get("kernel"))
-        g.setdefault("t", {})[key] = r["median_ms"]
+        g.setdefault("t", {})[key] = r["median_ms"] / r.get("products_per_call", 1)
         g.setdefault("checked", {})[key] = r.get("checked")
         if r.get("frac_copy_bw") is not None:
             g.setdefault("frac", {})[key] = r["frac_copy_bw"]
@@ -217,6 +267,25 @@ def summarize(records: list[dict]) -> dict:
             g["mask_speedup"] = g["best_ms"] / g["mask_best_ms"]
             if g.get("auto_ms") and "auto" in m:
                 g["mask_speedup_auto"] = g["auto_ms"] / m["auto"]
+        # the same ratio in device time (replayed graphs): best unmasked / best masked, and the masked
+        # product without the worklist (the column walk), measured in the same run
+        dev = {k: t[("vxm_dev", "spla", k)] for k in KERNELS if ("vxm_dev", "spla", k) in t}
+        mdev = {k: t[("vxm_masked90_dev", "spla", k)] for k in KERNELS + ("auto",)
+                if ("vxm_masked90_dev", "spla", k) in t}
+        walk = {k: t[("vxm_masked90_dev", "spla-columnwalk", k)] for k in KERNELS
+                if ("vxm_masked90_dev", "spla-columnwalk", k) in t}
+        listed = {k: t[("vxm_masked90_dev", "spla-worklist", k)] for k in KERNELS
+                  if ("vxm_masked90_dev", "spla-worklist", k) in t}
+        if dev and mdev:
+            g["dev_best_ms"] = min(dev.values())
+            g["mask_dev_best_ms"] = min(mdev.values())
+            g["mask_speedup_dev"] = g["dev_best_ms"] / g["mask_dev_best_ms"]
+            if walk:
+                g["mask_walk_dev_best_ms"] = min(walk.values())
+                g["mask_speedup_dev_walk"] = g["dev_best_ms"] / g["mask_walk_dev_best_ms"]
+            if listed:
+                g["mask_list_dev_best_ms"] = min(listed.values())
+                g["mask_speedup_dev_list"] = g["dev_best_ms"] / g["mask_list_dev_best_ms"]
         bl = {k: t[("vxm_block32", "spla", k)] for k in KERNELS + ("auto",) if ("vxm_block32", "spla", k) in t}
         if bl and g.get("best_ms"):
             g["block_best_ms"] = min(bl.values())

@@ -319,8 +319,9 @@ def test_vecsc_long_columns(name, dtype):
     rng = np.random.default_rng(zlib.crc32(f"long-{name}-{np.dtype(dtype)}".encode()))
     for index_dtype, pattern in ((np.int32, False), (np.int64, True)):
         A = _long_matrix(rng, index_dtype, pattern, dtype)
-        split = gpu._vecsc_long(cp, A, A.colptr)
-        assert split is not None and split["nlong"] == 2
+        assert gpu.vecsc_group_size(A) == 32  # long means > LONG * 32 / 32 entries
+        split = gpu._vecsc_long(cp, A, A.colptr, 32)
+        assert split is not None and split["nlong"] == 2 and split["long_len"] == gpu.LONG
         assert cp.asnumpy(split["long_cols"]).tolist() == [5, 17] and split["nchunks"] == 5 + 25
         configs = _configs(dtype) if index_dtype == np.int32 else _configs(dtype)[::3]
         for config in configs:
@@ -330,9 +331,11 @@ def test_vecsc_long_columns(name, dtype):
 @pytest.mark.parametrize("long_chunk", [(64, 32), (100, 7), (2, 1)])
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_vecsc_long_split_small(monkeypatch, long_chunk, name, dtype):
-    """Small LONG/CHUNK: many chunks per column, columns just above/below LONG, tiny grids."""
+    """Small LONG/CHUNK: many chunks per column, columns just above/below LONG (groups of 32 lanes,
+    whose threshold is LONG itself), tiny grids; then groups of 4 lanes (threshold LONG / 8)."""
     monkeypatch.setattr(gpu, "LONG", long_chunk[0])
     monkeypatch.setattr(gpu, "CHUNK", long_chunk[1])
+    monkeypatch.setattr(gpu, "VECSC_GROUP", 32)
     sr = semirings.get(name)
     rng = np.random.default_rng(zlib.crc32(f"small-{long_chunk}-{name}".encode()))
     m, n = 700, 120
@@ -347,6 +350,10 @@ def test_vecsc_long_split_small(monkeypatch, long_chunk, name, dtype):
     for i, A in enumerate(mats):
         for c in range(0, len(configs), 2):
             run_case(A, sr, dtype, "veCSC", None, configs[(c + i) % len(configs)], rng)
+    monkeypatch.setattr(gpu, "VECSC_GROUP", 4)
+    assert gpu._vecsc_long(cp, mats[0], mats[0].colptr, 4)["long_len"] == max(1, long_chunk[0] // 8)
+    for config in configs[::7]:
+        run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)  # grid-stride over chunks and long columns
     for config in configs[::5]:
         run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
@@ -357,7 +364,7 @@ def test_vecsc_long_disabled(monkeypatch):
     rng = np.random.default_rng(9)
     A = _long_matrix(rng)
     monkeypatch.setattr(gpu, "LONG", None)
-    assert gpu._vecsc_long(cp, A, A.colptr) is None
+    assert gpu._vecsc_long(cp, A, A.colptr, 32) is None
     run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("full", False, "plus", True, False), rng)
 
 
@@ -410,6 +417,38 @@ def test_grid_stride_loops(monkeypatch, kernel):
     for name, dtype in (("plus_times", np.float64), ("min_plus", np.int64), ("any_pair", np.bool_)):
         for k in (None, 3):
             run_case(A, semirings.get(name), dtype, kernel, k, ("full", False, None, True, False), rng)
+
+
+@pytest.mark.parametrize("worklist", [True, False, "auto"])
+@pytest.mark.parametrize("kernel", ["scCSC", "veCSC"])
+def test_mask_worklist(monkeypatch, kernel, worklist):
+    """Masked 1-D products with and without the compacted worklist of computed columns: more columns
+    than the device holds threads (the list kernels loop), masks keeping none, a tenth, half or all
+    columns, a column longer than veCSC's split threshold, replace/accum/out."""
+    monkeypatch.setattr(gpu, "MASK_WORKLIST", worklist)
+    rng = np.random.default_rng(11)
+    m, n, nnz = 2000, 300_000, 1_200_000
+    rows = np.concatenate([rng.integers(0, m, nnz), np.arange(m), np.arange(m)])
+    cols = np.concatenate([rng.integers(0, n, nnz), np.full(m, 17), np.full(m, n - 1)])  # two long columns
+    A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
+    monkeypatch.setattr(gpu, "LONG", 1024)
+    monkeypatch.setattr(gpu, "CHUNK", 512)
+    for name, dtype in (("plus_times", np.float64), ("min_plus", np.int32), ("lor_land", np.bool_)):
+        sr = semirings.get(name)
+        ident = sr.add.identity(np.dtype(dtype))
+        u = _vector(rng, dtype, (m,), ident)
+        for keep in (0.0, 0.1, 0.5, 1.0):
+            mask = rng.random(n) < keep
+            for complement, accum, use_out, replace in ((False, None, False, False), (True, None, False, False),
+                                                        (False, "acc", True, False), (True, None, True, True)):
+                accum = ("lor" if dtype == np.bool_ else "plus") if accum == "acc" else accum
+                out = _values(rng, dtype, (n,)) if use_out else None
+                want = reference(u, A, sr, False, mask, complement, accum, out, replace)
+                got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, accum,
+                              None if out is None else cp.asarray(out), replace, kernel)
+                np.testing.assert_array_equal(cp.asnumpy(got), want,
+                                              err_msg=f"{kernel} {name} keep={keep} complement={complement} "
+                                                      f"accum={accum} out={use_out} replace={replace}")
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

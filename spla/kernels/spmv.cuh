@@ -426,16 +426,31 @@ SPLA_DEV T spla_group_reduce(const int* __restrict__ rowidx, const T* __restrict
 //   y (ncols*k,) T, mask: see top.  Grid-stride loop over the ncols*k outputs.
 // A thread owns y[j, c]: it tests the mask first and returns before reading colptr/rowidx when the
 // output is not computed.
+//   Worklist mode (list != nullptr; k == 1): the computed columns were compacted by
+//   spla_mask_worklist, which also stored the not-computed ones; thread q owns y[list[q]] for
+//   q < *count (grid-stride), so a sparse mask costs threads only for the columns it keeps.
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                            const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                            const bool* __restrict__ mask, long long mask_js, long long mask_cs, int mask_mode,
-                           long long ncols, long long k, int accum, int flags)
+                           long long ncols, long long k, int accum, int flags,
+                           const I* __restrict__ list, const unsigned long long* __restrict__ count)
 {
     const T ident = Add::template identity<T>();
     const long long total = ncols * k;
     const long long stride = (long long)gridDim.x * blockDim.x;
+    if (list != nullptr) {
+        const long long kept = (long long)*count;
+        for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < kept; q += stride) {
+            const long long j = (long long)spla_ld(list + q);
+            const long long start = spla_ld(colptr + j), end = spla_ld(colptr + j + 1);
+            const T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start, end, 1LL,
+                                                                      ident, ident);
+            spla_store(y, j, true, acc, ident, accum, flags);
+        }
+        return;
+    }
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
         long long j = t, c = 0;
         if (k != 1) { j = t / k; c = t - j * k; }
@@ -462,20 +477,25 @@ __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ r
 //   long_len > 0: a COMPUTED column with more than long_len entries is skipped entirely (nothing is
 //   written; spla_vecsc_long_chunks + spla_vecsc_long_finish produce it); a not-computed long column
 //   is still stored here.  long_len <= 0: no column is skipped.
+//   Worklist mode (list != nullptr): group q takes column list[q] for q < *count (the computed
+//   columns, compacted by spla_mask_worklist, which stored the others); long columns as above.
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                            const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                            const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                           long long ncols, int G, int accum, int flags, long long long_len, int vec4)
+                           long long ncols, int G, int accum, int flags, long long long_len, int vec4,
+                           const I* __restrict__ list, const unsigned long long* __restrict__ count)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int glane = lane & (unsigned int)(G - 1);
     const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (lane & ~(unsigned int)(G - 1)));
     const long long groups = ((long long)gridDim.x * blockDim.x) / G;
-    for (long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; j < ncols; j += groups) {
-        const bool comp = spla_computed(mask, mask_mode, j * mask_js);
+    const long long items = list != nullptr ? (long long)*count : ncols;
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; q < items; q += groups) {
+        const long long j = list != nullptr ? (long long)spla_ld(list + q) : q;
+        const bool comp = list != nullptr || spla_computed(mask, mask_mode, j * mask_js);
         if (!comp) {
             if (glane == 0) spla_store(y, j, false, ident, ident, accum, flags);
             continue;
@@ -649,6 +669,71 @@ __global__ void spla_vecsc_long_finish(const I* __restrict__ long_cols, const T*
     for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < nlong; idx += stride) {
         const long long j = (long long)spla_ld(long_cols + idx);
         if (spla_computed(mask, mask_mode, j * mask_js)) spla_store(y, j, true, tl[idx], ident, accum, flags);
+    }
+}
+
+// ================================================================================================
+// mask worklist (k == 1, a mask of one byte per column) -- compacts the computed columns of a masked
+// product so that scCSC and veCSC spend threads only on them.  A block takes chunks of
+// SPLA_WORKLIST_PER * blockDim.x consecutive columns (block-uniform grid-stride loop; blockDim.x a
+// multiple of 32, <= 1024); in round i thread t tests column chunk + i * blockDim.x + t (coalesced
+// mask reads), stores a not-computed y[j] (the identity under SPLA_FRESH or SPLA_REPLACE, else
+// nothing) and keeps the warp's ballot of computed columns.  Appending is chunk-aggregated: each
+// warp's count is the popcount of its ballots, thread 0 turns the warp counts into offsets and
+// reserves the chunk's slots with ONE atomicAdd on *count (one per 4096 columns with 256 threads;
+// one per 256 columns serialised on the counter and was no faster than walking every column on
+// 2M-4M columns), then every lane writes its computed columns at its warp's offset plus its rank.  Order
+// inside a chunk is by warp, then round, then lane; chunks land in any order.
+//   mask (ncols,) bool at mask[j * mask_js]; y (ncols,) T; list (ncols,) I (the first *count
+//   entries are written); count (1,) unsigned long long, zero beforehand.
+// ================================================================================================
+#define SPLA_WORKLIST_PER 16
+
+template <class Add, class T, class I>
+__global__ void spla_mask_worklist(const bool* __restrict__ mask, long long mask_js, int mask_mode,
+                                   long long ncols, T* __restrict__ y, int flags, I* __restrict__ list,
+                                   unsigned long long* __restrict__ count)
+{
+    __shared__ unsigned int warp_offset[32];
+    __shared__ unsigned long long chunk_base;
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const unsigned int below = (1u << lane) - 1u;  // lanes under this one
+    const long long chunk = (long long)SPLA_WORKLIST_PER * blockDim.x;
+    for (long long first = (long long)blockIdx.x * chunk; first < ncols; first += (long long)gridDim.x * chunk) {
+        unsigned int ballots[SPLA_WORKLIST_PER];
+        unsigned int kept = 0;
+#pragma unroll
+        for (int i = 0; i < SPLA_WORKLIST_PER; ++i) {
+            const long long j = first + (long long)i * blockDim.x + threadIdx.x;
+            bool comp = false;
+            if (j < ncols) {
+                comp = spla_computed(mask, mask_mode, j * mask_js);
+                if (!comp && (flags & (SPLA_FRESH | SPLA_REPLACE))) y[j] = ident;
+            }
+            ballots[i] = __ballot_sync(0xffffffffu, comp);
+            kept += __popc(ballots[i]);
+        }
+        if (lane == 0) warp_offset[warp] = kept;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned int total = 0;
+            for (unsigned int w = 0; w < nwarps; ++w) {
+                const unsigned int c = warp_offset[w];
+                warp_offset[w] = total;
+                total += c;
+            }
+            chunk_base = total ? atomicAdd(count, (unsigned long long)total) : 0ULL;
+        }
+        __syncthreads();
+        unsigned long long pos = chunk_base + warp_offset[warp];
+#pragma unroll
+        for (int i = 0; i < SPLA_WORKLIST_PER; ++i) {
+            if ((ballots[i] >> lane) & 1u)
+                list[pos + __popc(ballots[i] & below)] = (I)(first + (long long)i * blockDim.x + threadIdx.x);
+            pos += __popc(ballots[i]);
+        }
+        __syncthreads();  // warp_offset and chunk_base are rewritten by the next chunk
     }
 }
 
