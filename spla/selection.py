@@ -17,10 +17,16 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
   fastest: a warp reads one gathered row's k values in one coalesced transaction; it beat
   veCSC's block mode and scCOOC on every graph at k = 32);
 * hub columns (max column length >= COOC_SKEW x the mean: Kronecker, Barabási–Albert):
-  ``scCOOC`` (a thread per entry has no long tail; scf is then high too), masked or
-  not: with a mask that keeps 10% of the columns it still beat veCSC by 1.3–1.4× on
-  kron20/21 and BA n=2M, and single-source betweenness (masked, sparse inputs) by
-  1.2–1.3× (H100 and H200 runs);
+  ``scCOOC`` (a thread per entry has no long tail; scf is then high too), unmasked or
+  with a mask of unknown density (single-source betweenness's forward masks keep most
+  columns in its expensive levels: scCOOC beat veCSC there by 1.2–1.3×, H100 and H200);
+* hub columns with ``masked="sparse"`` (the caller knows the mask keeps few columns and
+  few arcs, about a tenth or less) and one vector: ``veCSC``, whose mask worklist walks
+  only the kept columns where scCOOC reads every arc (10% of the columns kept, H100:
+  kron20 0.085 vs 0.164 ms, kron21 0.137 vs 0.332 ms, BA n=2M 0.070 vs 0.106 ms).  Not
+  for a mask whose few columns hold many arcs: single-source betweenness with it on its
+  backward and last forward levels (one BFS level's vertices hold most arcs there) was
+  7-14% faster on kron20 and BA n=1M but 5-22% slower on kron21, so it does not use it;
 * ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
   ``veCSC``;
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
@@ -77,20 +83,27 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False):
     """(kernel name, one-line reason) for products whose outputs are A's columns.
 
     k: vectors per product (1 or the block width); semiring/dtype: skip kernels that
-    cannot run them; masked: the product has a mask (some columns are not computed; the
-    current rules choose the same kernel either way, measured in docs/benchmarks.md).
+    cannot run them; masked: False (no mask), True (a mask of unknown density: the same
+    choice as no mask, measured in docs/benchmarks.md) or "sparse" (the caller knows the
+    mask keeps about a tenth of the columns and of their arcs or fewer: hub graphs then
+    get veCSC with its mask worklist instead of scCOOC).  ``vxm``'s ``kernel="auto"``
+    passes True when there is a mask; a caller with a sparse mask asks for the kernel:
+    ``spla.vxm(u, A, sr, mask=m, kernel=spla.choose_kernel(A, masked="sparse")[0])``.
     """
     from . import semirings as _sr
 
+    if masked not in (False, True, "sparse"):
+        raise ValueError(f"choose_kernel: masked must be False, True or 'sparse', got {masked!r}")
     semiring = None if semiring is None else _sr.get(semiring)
     dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
-    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str)
+    sparse = masked == "sparse" and int(k) == 1
+    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, sparse)
     if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
-        A._cache[key] = _choose(A, k, semiring, dtype)
+        A._cache[key] = _choose(A, k, semiring, dtype, sparse)
     return A._cache[key]
 
 
-def _choose(A, k, semiring, dtype):
+def _choose(A, k, semiring, dtype, sparse_mask=False):
     backend = _backend_for(A)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
@@ -98,6 +111,10 @@ def _choose(A, k, semiring, dtype):
     if k >= BLOCK_K:
         order = ("scCSC", "veCSC", "scCOOC")
         why = f"block of k={k} vectors: a thread per (column, vector), each gathered row read coalesced"
+    elif skewed and sparse_mask:
+        order = ("veCSC", "scCOOC", "scCSC")
+        why = (f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} with a sparse mask: "
+               "a lane group per kept column (mask worklist, long columns split) reads only their arcs")
     elif skewed:
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "

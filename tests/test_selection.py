@@ -124,3 +124,18 @@ def test_choose_kernel_reason_mentions_the_metric():
     A = spla.Matrix.from_networkx(nx.path_graph(20), device="cpu")
     _, reason = spla.choose_kernel(A)
     assert "metric" in reason
+
+
+def test_choose_kernel_sparse_mask_hint():
+    """masked="sparse" sends one-vector products on hub graphs to veCSC (mask worklist); blocks,
+    graphs without hubs and masks of unknown density keep the usual choice."""
+    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
+    assert spla.choose_kernel(hub)[0] == "scCOOC"
+    assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
+    name, reason = spla.choose_kernel(hub, masked="sparse")
+    assert name == "veCSC" and "sparse mask" in reason
+    assert spla.choose_kernel(hub, k=32, masked="sparse")[0] == spla.choose_kernel(hub, k=32)[0]
+    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+    assert spla.choose_kernel(grid, masked="sparse") == spla.choose_kernel(grid)
+    with pytest.raises(ValueError, match="masked must be False, True or 'sparse', got 'dense'"):
+        spla.choose_kernel(hub, masked="dense")
