@@ -382,8 +382,9 @@ def _mask_worklist(cp, funcs, marr, js, mode, ncols, y, flags, index_dtype):
     worklist = cp.empty(ncols, dtype=index_dtype)
     count = cp.zeros(1, dtype=np.uint64)
     # list = [j : mask[j] != complement];  y<!computed> = identity (fresh or replace)
-    funcs["mask_worklist"]((_grid(-(-ncols // WORKLIST_PER)),), (BLOCK,), (marr, np.int64(js), np.int32(mode), np.int64(ncols), y,
-                                                       np.int32(flags), worklist, count))
+    grid = _grid(-(-ncols // WORKLIST_PER))
+    funcs["mask_worklist"]((grid,), (BLOCK,), (marr, np.int64(js), np.int32(mode), np.int64(ncols), y, np.int32(flags),
+                                               worklist, count))
     return worklist, count
 
 
@@ -498,10 +499,10 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 # long-column split: needs ADD's atomic on T (every functor has one; checked anyway)
                 split = _vecsc_long(cp, A, colptr, group) if _supports_cached("scCOOC", sr, dtype)[0] else None
                 vec4 = i32(1 if VECSC_VEC4 else 0)
+                long_len = i64(split["long_len"] if split is not None else 0)
                 funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
-                                                    i64(ncols), i32(group), acc, i32(flags),
-                                                    i64(split["long_len"] if split is not None else 0), vec4, worklist,
-                                                    count))
+                                                    i64(ncols), i32(group), acc, i32(flags), long_len, vec4,
+                                                    worklist, count))
                 if split is not None:
                     nlong, nchunks = split["nlong"], split["nchunks"]
                     tl = cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
