@@ -114,7 +114,7 @@ def _choose(A, k, semiring, dtype, sparse_mask=False):
     elif skewed and sparse_mask:
         order = ("veCSC", "scCOOC", "scCSC")
         why = (f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} with a sparse mask: "
-               "a lane group per kept column (mask worklist, long columns split) reads only their arcs")
+               "a lane group per kept column (mask worklist on large graphs, long columns split) reads only their arcs")
     elif skewed:
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "

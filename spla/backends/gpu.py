@@ -361,11 +361,12 @@ def _grid(threads):
 
 @functools.lru_cache(maxsize=None)
 def _resident_blocks(device_id):
-    """Blocks of BLOCK threads the device holds at once (SMs x 2048 threads / BLOCK): the grid of
+    """Blocks of BLOCK threads the device holds at once (SMs x threads per SM / BLOCK): the grid of
     a worklist launch, whose length is known only on the device."""
     cp = _cupy()
-    sms = int(cp.cuda.Device(device_id).attributes["MultiProcessorCount"])
-    return max(1, sms * (2048 // BLOCK))
+    attrs = cp.cuda.Device(device_id).attributes
+    per_sm = int(attrs["MaxThreadsPerMultiProcessor"])
+    return max(1, int(attrs["MultiProcessorCount"]) * max(1, per_sm // BLOCK))
 
 
 def _use_worklist(walk_threads, device_id):

@@ -682,8 +682,8 @@ __global__ void spla_vecsc_long_finish(const I* __restrict__ long_cols, const T*
 // warp's count is the popcount of its ballots, thread 0 turns the warp counts into offsets and
 // reserves the chunk's slots with ONE atomicAdd on *count (one per 4096 columns with 256 threads;
 // one per 256 columns serialised on the counter and was no faster than walking every column on
-// 2M-4M columns), then every lane writes its computed columns at its warp's offset plus its rank.  Order
-// inside a chunk is by warp, then round, then lane; chunks land in any order.
+// 2M-4M columns), then every lane writes its computed columns at its warp's offset plus its
+// rank.  Order inside a chunk is by warp, then round, then lane; chunks land in any order.
 //   mask (ncols,) bool at mask[j * mask_js]; y (ncols,) T; list (ncols,) I (the first *count
 //   entries are written); count (1,) unsigned long long, zero beforehand.
 // ================================================================================================
