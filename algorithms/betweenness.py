@@ -24,10 +24,13 @@ source, by a power of two e_d that brings it into [0.5, 1): the scaling is exact
 since δ only needs ratios σ_v/σ_w between consecutive levels, δ(v) = σ̃(v) · 2^-e_d · t(v).  The
 results carry float64's relative precision however large σ grows.
 
-One source at a time (``batch_size=1``, TurboBC's own setting) each BFS level is one
-forward step and one backward step of in-place work on (n,) buffers, recorded once as CUDA
-graphs (``spla.Replay``) and replayed, so a level costs a graph launch and one 8-byte read
-of the frontier's largest σ instead of a dozen Python-dispatched calls.
+One source at a time (``batch_size=1``, TurboBC's own setting) is direction-optimised:
+each level's product pushes from the frontier (``kernel="push"``: the arcs leaving the level)
+or pulls into the unreached vertices (the arcs entering them), whichever
+``spla.choose_kernel(push_arcs=..., pull_arcs=...)`` finds cheaper, forward and backward.
+The levels are in-place steps replayed as CUDA graphs (``spla.Replay``),
+and after a first source measured level by level the next ones run as one replayed graph
+per source, checked afterwards (:class:`_SingleSource`).
 
 Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loops are
 ignored, parallel arcs count once — networkx's unweighted (weight=None) semantics.
@@ -44,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import spla
+from spla import selection
 
 from ._common import as_matrix, check_sources, free_device_bytes, pattern_of, to_numpy
 
@@ -75,7 +79,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
     batch_size : "auto" or int
         Sources per block (1 is TurboBC's single-source Algorithm 1); "auto" sizes the
         block from free device memory.  Running out of memory halves the block.
-    device, kernel : where to run and which product kernel ("auto", "scCSC", "veCSC", "scCOOC").
+    device, kernel : where to run and which product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push");
+        with batch_size=1, "auto" chooses push or pull at every BFS level.
     progress : callable(done, total), optional, called after each block.
 
     Returns
@@ -87,8 +92,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         raise ValueError("endpoints=True cannot be combined with sources= (networkx's "
                          "betweenness_centrality_subset has no endpoints option)")
     bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress)
-    return _rescale(bc, n, normalized=normalized, directed=directed,
-                    endpoints=endpoints and sources is None, sampled=sampled)
+    return to_numpy(_rescale(bc, n, normalized=normalized, directed=directed,
+                             endpoints=endpoints and sources is None, sampled=sampled))
 
 
 def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_size="auto", device=None,
@@ -102,7 +107,8 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
     """
     src, sampled, n, directed, M = _prepare(A, k, None, seed, device)
     P = pattern_of(M)
-    arc_bc = _run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel, progress=progress)
+    arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
+                           progress=progress))
     if not directed and P.nnz:
         arc_bc = arc_bc + arc_bc[_reverse_arc(P)]
     arc_bc = _rescale(arc_bc, n, normalized=normalized, directed=directed, endpoints=True, sampled=sampled)
@@ -154,7 +160,7 @@ def _reverse_arc(P):
 
 
 def _rescale(b, n, *, normalized, directed, endpoints, sampled):
-    """networkx's ``_rescale`` (betweenness.py), vectorised."""
+    """networkx's ``_rescale`` (betweenness.py), vectorised on b's device."""
     k = None if sampled is None else len(sampled)
     N = n if endpoints else n - 1
     if N < 2:
@@ -168,7 +174,8 @@ def _rescale(b, n, *, normalized, directed, endpoints, sampled):
             scale = 1 / (K * (N - 1))
         else:
             scale = N / (K * (1 if directed else 2))
-        return b * scale
+        b *= scale  # b is _run's own sum
+        return b
     correction = 1 if directed else 2
     if normalized:
         s_src = 1 / ((K - 1) * (N - 1)) if K > 1 else np.nan
@@ -178,7 +185,8 @@ def _rescale(b, n, *, normalized, directed, endpoints, sampled):
         s_non = N / (K * correction)
     scale = np.full(n, s_non)
     scale[sampled] = s_src
-    return b * scale
+    b *= scale if isinstance(b, np.ndarray) else spla.device.to_device(scale, spla.device.array_device(b))
+    return b
 
 
 def _auto_batch(M, nsrc):
@@ -193,14 +201,14 @@ def _is_oom(exc) -> bool:
 
 
 def _run(M, src, *, endpoints, edges, batch_size, kernel, progress):
-    """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw)."""
+    """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw), on M's device."""
     P = pattern_of(M)
     n = P.shape[0]
     xp = P.xp
-    acc = xp.zeros(P.nnz if edges else n, dtype=np.float64)
     nsrc = len(src)
     if nsrc == 0 or n == 0:
-        return to_numpy(acc)
+        return xp.zeros(P.nnz if edges else n, dtype=np.float64)
+    acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
     if batch_size == "auto":
         kb = _auto_batch(P, nsrc)
     elif isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool) and batch_size >= 1:
@@ -212,8 +220,10 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress):
         block = src[done:done + kb]
         try:
             if len(block) == 1 and not edges:
-                _single_source(P, int(block[0]), acc, endpoints=endpoints, kernel=kernel)
+                acc = _single_source(P, int(block[0]), acc, endpoints=endpoints, kernel=kernel)
             else:
+                if acc is None:
+                    acc = xp.zeros(P.nnz if edges else n, dtype=np.float64)
                 _block(P, block, acc, endpoints=endpoints, edges=edges, kernel=kernel)
         except Exception as exc:
             if not _is_oom(exc):
@@ -231,10 +241,12 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress):
         done += len(block)
         if progress is not None:
             progress(done, nsrc)
-    return to_numpy(acc)
+    return acc
 
 
 def _free_pool(M):
+    for key in [k for k in M._cache if isinstance(k, tuple) and k and k[0] == "bc_single_source"]:
+        del M._cache[key]  # cached single-source workspaces and their recorded graphs
     if M.xp is not np:
         M.xp.get_default_memory_pool().free_all_blocks()
 
@@ -319,82 +331,369 @@ def _block(P, block, acc, *, endpoints, edges, kernel):
         acc[s] += beyond.sum(axis=0)
 
 
-class _SingleSource:
-    """Device buffers and recorded level steps of TurboBC's single-source Algorithm 1 on one matrix.
+# --------------------------------------------------------------------------- one source at a time
+# σ += f;  level += ~reached (a vertex counts the levels until it is reached);  reached |= (f != 0);
+# prev = 0 (the previous frontier, spent: the next level's product accumulates into it)
+def _book_level_fn(xp):
+    def book(sigma, level, reached, f, prev):
+        sigma += f
+        level += ~reached
+        reached |= f != 0
+        prev *= 0.0
+    return book
 
-    All arrays are (n,) on P's device: sigma, T (float64), level (int32), reached (bool),
-    frontier (float64), inv_sigma (float64); ``top`` (0-d float64) is the largest σ of the
-    newest frontier, ``d`` (1,) int32 the level the next step works on, ``s`` (1,) int64 the
-    source.  The steps are :class:`spla.Replay` objects: after the first calls they are CUDA
-    graphs, so a BFS level costs one graph launch and one 8-byte read instead of a dozen
-    Python-dispatched calls, and the reset before the BFS, the step between the sweeps and
-    the final δ = σ̃ · T are one launch each.
+
+# the same, and each new vertex's degree (0 elsewhere): summed, the level's out- or in-arcs.  (The sums
+# are CuPy's own reductions: a reduction inside a fused kernel runs on one thread block.)
+def _book_level_arcs_fn(xp):
+    def book(sigma, level, reached, f, prev, deg):
+        new = f != 0
+        sigma += f
+        level += ~reached
+        reached |= new
+        prev *= 0.0
+        return xp.where(new, deg, 0)
+    return book
+
+
+_book_level = spla.fuse(_book_level_fn, name="bc_book_level")
+_book_level_arcs = spla.fuse(_book_level_arcs_fn, name="bc_book_level_arcs")
+_where_new = spla.fuse(lambda xp: lambda f, deg: xp.where(f != 0, deg, 0), name="bc_level_arcs")
+
+
+# σ = fa = e_s, T = fb = 0, level = 0, reached = {s}.  In place by multiplication: σ, T, fa and fb
+# must be finite (_SingleSource.clean refills them after a run that overflowed).
+def _reset_fn(xp):
+    def reset(sigma, T, fa, fb, level, reached, index, s):
+        src = index == s
+        sigma *= 0.0
+        sigma += src
+        fa *= 0.0
+        fa += src
+        fb *= 0.0
+        T *= 0.0
+        level *= 0
+        reached &= src
+        reached |= src
+    return reset
+
+
+_reset_source = spla.fuse(_reset_fn, name="bc_reset_source")
+
+
+# δ = σ̃ · T, 0 at the source (its own dependency is not betweenness)
+def _dependencies_fn(xp):
+    def finish(T, sigma, index, s):
+        T *= xp.where(index == s, 0.0, sigma)
+    return finish
+
+
+_dependencies = spla.fuse(_dependencies_fn, name="bc_dependencies")
+
+
+# σ̃ where the last frontier is empty, +inf where it is not: its maximum is the plan's check
+_plan_check = spla.fuse(lambda xp: lambda sigma, f: xp.where(f != 0, xp.inf, sigma), name="bc_plan_check")
+
+
+# c = 1/σ̃ + T on the level being swept (rank 0), 0 elsewhere;  below = (rank == 1), its parents' level;
+# rank -= 1 (the next step sweeps one level up)
+def _sweep_coeff_fn(xp):
+    def coeff(rank, sigma, T):
+        at = rank == 0
+        c = xp.where(at, 1.0 / xp.where(at, sigma, 1.0) + T, 0.0)
+        below = rank == 1
+        rank -= 1
+        return c, below
+    return coeff
+
+
+_sweep_coeff = spla.fuse(_sweep_coeff_fn, name="bc_sweep_coeff")
+
+
+# rank = depth - level where reached, -1 elsewhere (level of reached vertices is their BFS depth)
+def _to_rank_fn(xp):
+    def to_rank(level, reached, depth):
+        level -= depth + 1
+        level *= -1
+        level *= reached
+        level -= 1
+    return to_rank
+
+
+_to_rank = spla.fuse(_to_rank_fn, name="bc_to_rank")
+
+
+#: A plan replays at most this many BFS levels as one CUDA graph; deeper sources run level by level.
+SPECULATIVE_MAX_DEPTH = 1024
+#: Every SPECULATIVE_CHECK_EVERY-th source that a plan could run is run level by level instead, and the
+#: plan's kernels are scored against the ones that source chose for itself: when they would have cost it
+#: more than 1 + SPECULATIVE_WASTE times as much (selection.direction_cost) the plan misses.  After
+#: SPECULATIVE_MISSES misses, and more misses than hits, the matrix stops using plans.
+SPECULATIVE_CHECK_EVERY = 8
+SPECULATIVE_WASTE = 0.5
+SPECULATIVE_MISSES = 2
+
+
+class _Plan:
+    """The kernels of one whole single-source run, from a source measured level by level.
+
+    forward[d - 1]: the kernel of forward step d = 1 .. depth + 1 (the last one finds the empty
+    level that ends the BFS); backward[i]: the kernel of the backward step for level depth - i.
+    """
+
+    def __init__(self, forward, backward):
+        self.forward = tuple(forward)
+        self.backward = tuple(backward)
+        self.depth = len(self.backward)
+
+    def __repr__(self):
+        return f"_Plan(depth={self.depth}, forward={self.forward}, backward={self.backward})"
+
+
+class _SingleSource:
+    """Device buffers and replayed steps of TurboBC's single-source Algorithm 1 on one matrix.
+
+    Arrays, all on P's device: sigma, T, fa, fb (n,) float64 (σ̃, T = δ/σ̃, the frontier and the
+    next one); level (n,) int32 (BFS depth while going forward, then the backward sweep's rank);
+    reached (n,) bool; s (1,) int64 the source; depth (1,) int32; stats (3,) float64 the newest
+    level's (largest σ, out-arcs, in-arcs).
+
+    Two ways to run a source:
+
+    * level by level (:meth:`run_levels`): each BFS level is one replayed step (a product, push or
+      pull as ``spla.choose_kernel`` picks from the level's arc counts, and one fused pass that
+      books it and measures the next), then one 24-byte read of its statistics, which ends the BFS,
+      chooses the next level's kernel and detects σ > 2^512 (rescaled exactly, eagerly).
+    * as a plan (:meth:`run_plan`): after a source measured level by level, the same kernels, level
+      for level, are recorded as ONE CUDA graph (reset, depth + 1 forward steps, depth backward
+      steps, δ = σ̃·T) and replayed for the next sources with one launch and one read.  Levels
+      past a source's own depth are empty and change nothing, so the result is exact for every
+      source whose BFS ends within the plan's depth and whose σ stays below 2^512; the read checks
+      both, and a source that fails either runs level by level instead.  The plan's push/pull
+      choices may suit another source less well: that costs time, never correctness; every
+      SPECULATIVE_CHECK_EVERY-th source is run level by level to score them (:meth:`learn`), and
+      the matrix stops using plans after repeated misses.
     """
 
     def __init__(self, P, kernel):
         xp, n = P.xp, P.shape[0]
-        self.xp = xp
+        self.xp, self.P, self.kernel, self.n = xp, P, kernel, n
         self.sigma = xp.zeros(n, dtype=np.float64)
         self.T = xp.zeros(n, dtype=np.float64)
-        self.inv_sigma = xp.zeros(n, dtype=np.float64)
-        self.frontier = xp.zeros(n, dtype=np.float64)
-        self.level = xp.full(n, -1, dtype=np.int32)
+        self.fa = xp.zeros(n, dtype=np.float64)
+        self.fb = xp.zeros(n, dtype=np.float64)
+        self.level = xp.zeros(n, dtype=np.int32)
         self.reached = xp.zeros(n, dtype=np.bool_)
-        self.top = xp.zeros((), dtype=np.float64)
-        self.d = xp.zeros(1, dtype=np.int32)
         self.s = xp.zeros(1, dtype=np.int64)
-        self.P, self.kernel = P, kernel
-        self.nbytes = sum(int(a.nbytes) for a in (self.sigma, self.T, self.inv_sigma, self.frontier, self.level,
-                                                  self.reached))
-        self.reset = spla.Replay(self._reset_step, P.device, name="bc reset")
-        self.forward = spla.Replay(self._forward_step, P.device, name="bc forward level")
-        self.between = spla.Replay(self._between_step, P.device, name="bc between sweeps")
-        self.backward = spla.Replay(self._backward_step, P.device, name="bc backward level")
-        self.finish = spla.Replay(self._finish_step, P.device, name="bc dependencies")
+        self.depth = xp.zeros(1, dtype=np.int32)
+        self.stats = xp.zeros(3, dtype=np.float64)
+        self.top = self.stats[0:1].reshape(())  # a 0-d view: the largest σ of the newest level
+        self.stats_host = spla.device.HostCopy(self.stats)
+        self.index = xp.arange(n, dtype=np.int64 if n >= 2**31 else np.int32)
+        self.symmetric = P.T is P
+        # count each level's arcs only where they can choose the direction of the next product
+        self.directions = kernel == "auto" and selection.may_push(P)
+        self.out_deg = P.out_degree()  # int64, cached on P (the same array as in_deg when symmetric)
+        self.in_deg = P.in_degree()
+        self.out_deg_host = to_numpy(self.out_deg)
+        self.in_deg_host = to_numpy(self.in_deg)
+        self.nbytes = sum(int(a.nbytes) for a in (self.sigma, self.T, self.fa, self.fb, self.level, self.reached,
+                                                  self.index))
+        self.reset = spla.Replay(self._reset, P.device, name="bc reset")
+        self.between = spla.Replay(lambda: _to_rank(self.level, self.reached, self.depth), P.device,
+                                   name="bc between sweeps")
+        self.finish = spla.Replay(self._finish, P.device, name="bc dependencies")
+        self._forward, self._backward = {}, {}
+        self.plan = self.whole = self.check = None
+        self.hits = self.misses = self.planned = 0
+        self.speculate = True
 
-    def _reset_step(self):
-        """σ = level + 1 = reached = T = d = 0 and frontier = e_s, for the source in ``s``."""
-        for a, v in ((self.sigma, 0), (self.level, -1), (self.reached, False), (self.frontier, 0), (self.T, 0),
-                     (self.d, 0)):
-            a.fill(v)
-        self.frontier[self.s] = 1.0
+    # ------------------------------------------------------------------ steps (in place, replayable)
+    def _reset(self):
+        """σ = fa = e_s, T = fb = 0, level = 0, reached = {s} (one fused pass)."""
+        _reset_source(self.sigma, self.T, self.fa, self.fb, self.level, self.reached, self.index, self.s)
 
-    def _forward_step(self):
-        """Book the previous frontier at level d, then expand it: one BFS level."""
+    def clean(self):
+        """Refill σ, T and the frontiers with zeros: after a run whose σ overflowed they may hold
+        inf or NaN, which the fused reset's multiplication by 0 would keep."""
+        for a in (self.sigma, self.T, self.fa, self.fb):
+            a.fill(0)
+
+    def _forward_step(self, kernel, src, dst, measure):
+        """One BFS level: dst<!reached> += src +.first A (dst is 0: the spent frontier before last),
+        then book dst and zero src.  ``measure``: also stats = (largest σ of dst, and when the
+        directions are chosen its vertices' out-arcs and in-arcs)."""
         xp = self.xp
-        # σ += f;  level[f != 0] = d;  reached |= (f != 0)
-        sigma, level, reached = _forward_update(self.sigma, self.frontier, self.level, self.reached, self.d)
-        xp.copyto(self.sigma, sigma)
-        xp.copyto(self.level, level)
-        xp.copyto(self.reached, reached)
-        self.d += 1
-        # frontier<!reached, replace> = frontier +.first A
-        xp.copyto(self.frontier, spla.vxm(self.frontier, self.P, "plus_first", mask=self.reached, complement=True,
-                                          kernel=self.kernel))
-        self.frontier.max(out=self.top)
+        # dst<!reached> += src +.first A    (accumulating into zeros: push and scCOOC need no fill)
+        spla.vxm(src, self.P, "plus_first", mask=self.reached, complement=True, accum="plus", out=dst,
+                 kernel=kernel)
+        if not (measure and self.directions):
+            # σ += dst;  level += ~reached;  reached |= dst != 0;  src = 0
+            _book_level(self.sigma, self.level, self.reached, dst, src)
+            if measure:
+                dst.max(out=self.top)
+            return
+        # the same, and the new level's out-arcs, vertex by vertex
+        out_arcs = _book_level_arcs(self.sigma, self.level, self.reached, dst, src, self.out_deg).sum()
+        in_arcs = out_arcs if self.symmetric else _where_new(dst, self.in_deg).sum()
+        xp.stack((dst.max(), out_arcs, in_arcs), out=self.stats)
 
-    def _between_step(self):
-        """1/σ̃ where reached (1 elsewhere); d = depth (the last forward step left depth + 1)."""
-        xp = self.xp
-        xp.divide(1.0, xp.where(self.reached, self.sigma, 1.0), out=self.inv_sigma)
-        self.d -= 1
+    def _backward_step(self, kernel, scale=0):
+        """T<rank == 1> += A +.second c,  c = (1/σ̃ + T) at rank 0;  then rank -= 1."""
+        c, below = _sweep_coeff(self.level, self.sigma, self.T)
+        if scale:
+            c = self.xp.ldexp(c, scale)
+        _accumulate(self.P, c, below, self.T, kernel)
 
-    def _finish_step(self):
+    def _finish(self):
         """T = δ = σ̃ · T, and 0 at the source (its own dependency is not betweenness)."""
-        self.xp.multiply(self.sigma, self.T, out=self.T)
-        self.T[self.s] = 0.0
+        _dependencies(self.T, self.sigma, self.index, self.s)
 
-    def _backward_step(self, scale=None):
-        """T<level == d-1> += A +.second c,  c = (1/σ + T) on level d;  then d -= 1."""
-        coeff, below = _backward_coeff(self.level, self.inv_sigma, self.T, self.d)
-        if scale is not None:
-            coeff = self.xp.ldexp(coeff, scale)
-        _accumulate(self.P, coeff, below, self.T, self.kernel)
-        self.d -= 1
+    def _forward_replay(self, kernel, parity):
+        key = (kernel, parity)
+        if key not in self._forward:
+            src, dst = (self.fa, self.fb) if parity == 0 else (self.fb, self.fa)
+            self._forward[key] = spla.Replay(lambda: self._forward_step(kernel, src, dst, True),
+                                             self.P.device, name=f"bc forward level ({kernel})")
+        return self._forward[key]
+
+    def _backward_replay(self, kernel):
+        if kernel not in self._backward:
+            self._backward[kernel] = spla.Replay(lambda: self._backward_step(kernel), self.P.device,
+                                                 name=f"bc backward level ({kernel})")
+        return self._backward[kernel]
+
+    # ------------------------------------------------------------------ kernel choice per level
+    def forward_kernel(self, frontier_out_arcs, unreached_in_arcs):
+        """frontier<!reached> = frontier +.first A: push from the frontier or pull into the unreached."""
+        if self.kernel != "auto":
+            return self.kernel
+        if not self.directions:
+            return spla.choose_kernel(self.P, masked=True, dtype=np.float64)[0]
+        return spla.choose_kernel(self.P, masked=True, dtype=np.float64, push_arcs=frontier_out_arcs,
+                                  pull_arcs=unreached_in_arcs)[0]
+
+    def backward_kernel(self, level_in_arcs, parents_out_arcs):
+        """T<level d-1> += A +.second c: push from level d (its in-arcs) or pull into level d-1 (out-arcs)."""
+        if self.kernel != "auto":
+            return self.kernel
+        if not self.directions:
+            return spla.choose_kernel(self.P.T, masked=True, dtype=np.float64)[0]
+        return spla.choose_kernel(self.P.T, masked=True, dtype=np.float64, push_arcs=level_in_arcs,
+                                  pull_arcs=parents_out_arcs)[0]
+
+    # ------------------------------------------------------------------ level by level
+    def run_levels(self, s):
+        """δ_s into T, one replayed step per level.  Returns (per-level (top, out-arcs, in-arcs) of
+        levels 0..depth, the forward kernels, the backward kernels, whether a level was rescaled)."""
+        xp = self.xp
+        self.s.fill(s)
+        self.reset()
+        levels = [(1.0, float(self.out_deg_host[s]), float(self.in_deg_host[s]))]
+        unreached_in = float(self.P.nnz) - levels[0][2]
+        exps = [0]  # e_d for d = 0, 1, ...: σ̃ at level d = σ_d · 2^-(e_1 + ... + e_d)
+        fwd = []
+        parity = 0
+        while True:
+            kernel = self.forward_kernel(levels[-1][1], unreached_in)
+            fwd.append(kernel)
+            self._forward_replay(kernel, parity)()
+            top, out_arcs, in_arcs = (float(x) for x in self.stats_host.read())
+            if not top > 0:
+                break
+            e = int(np.frexp(top)[1]) if top > RESCALE_ABOVE else 0
+            if e:  # σ̃ of the new level: its frontier scaled by 2^-e (booked unscaled: fix σ there too)
+                dst = self.fb if parity == 0 else self.fa
+                xp.copyto(dst, xp.ldexp(dst, -e))
+                xp.copyto(self.sigma, xp.where(dst != 0, dst, self.sigma))
+            exps.append(e)
+            levels.append((top, out_arcs, in_arcs))
+            unreached_in -= in_arcs
+            parity ^= 1
+        depth = len(levels) - 1
+        self.depth.fill(depth)
+        self.between()
+        bwd = []
+        for d in range(depth, 0, -1):
+            kernel = self.backward_kernel(levels[d][2], levels[d - 1][1])
+            bwd.append(kernel)
+            if exps[d]:
+                self._backward_step(kernel, scale=-exps[d])
+            else:
+                self._backward_replay(kernel)()
+        self.finish()
+        return levels, fwd, bwd, any(exps)
+
+    # ------------------------------------------------------------------ as a replayed plan
+    def use_plan(self, plan):
+        """Make ``plan`` this workspace's replayed whole run (a new CUDA graph on the GPU)."""
+        self.plan = plan
+        self.check = self.xp.zeros((), dtype=np.float64)
+        self.check_host = spla.device.HostCopy(self.check)
+        self.whole = spla.Replay(self._whole_step, self.P.device, name=f"bc whole source (depth {plan.depth})")
+
+    def _whole_step(self):
+        plan = self.plan
+        self._reset()
+        src, dst = self.fa, self.fb
+        for kernel in plan.forward:
+            self._forward_step(kernel, src, dst, False)
+            src, dst = dst, src
+        _to_rank(self.level, self.reached, plan.depth)
+        for kernel in plan.backward:
+            self._backward_step(kernel)
+        self._finish()
+        # check = largest σ̃, or +inf when the last step found a level (the BFS is deeper than the plan)
+        _plan_check(self.sigma, src).max(out=self.check)
+
+    def run_plan(self, s):
+        """δ_s into T by the replayed plan; False (T unusable) when the source's BFS is deeper than
+        the plan or its σ needs rescaling."""
+        self.s.fill(s)
+        self.whole()
+        if float(self.check_host.read()[()]) <= RESCALE_ABOVE:  # not inf, not NaN, no rescaling needed
+            return True
+        self.clean()
+        return False
+
+    def learn(self, levels, fwd, bwd, rescaled, scored):
+        """After a level-by-level run: make it the plan (the first, or deeper than the plan), and when
+        ``scored`` (a plan could have run it) count the plan a hit or a miss on this source."""
+        depth = len(levels) - 1
+        if rescaled or depth > SPECULATIVE_MAX_DEPTH or not self.speculate:
+            return
+        if self.plan is None or depth > self.plan.depth:
+            self.use_plan(_Plan(fwd, bwd))
+            return
+        if not scored or self.kernel != "auto":  # a requested kernel runs every level whatever the plan
+            return
+        out_arcs = [lv[1] for lv in levels]
+        in_arcs = [lv[2] for lv in levels]
+        unreached = float(self.P.nnz) - np.cumsum(in_arcs)  # [d - 1]: in-arcs not reached before step d
+        cost = selection.direction_cost
+        own = planned = 0.0
+        for d in range(1, depth + 2):  # forward step d (the last one finds the empty level)
+            push, pull = out_arcs[d - 1], max(unreached[d - 1], 0.0)
+            own += cost(self.P, fwd[d - 1], push, pull)
+            planned += cost(self.P, self.plan.forward[d - 1], push, pull)
+        T = self.P.T
+        for i, d in enumerate(range(depth, 0, -1)):  # backward step for level d
+            own += cost(T, bwd[i], in_arcs[d], out_arcs[d - 1])
+            planned += cost(T, self.plan.backward[self.plan.depth - d], in_arcs[d], out_arcs[d - 1])
+        if planned > (1 + SPECULATIVE_WASTE) * own:
+            self.misses += 1
+            if self.misses >= SPECULATIVE_MISSES and self.misses > self.hits:
+                self.speculate = False
+                log.debug("betweenness: single-source plans stopped (%d misses, %d hits): the sources' "
+                          "levels differ too much; choosing each level's kernel from its statistics",
+                          self.misses, self.hits)
+        else:
+            self.hits += 1
 
 
 #: Single-source workspaces (their buffers; the recorded graphs' temporaries about as much again)
-#: up to this size stay cached on the matrix, so their graphs are reused by the next call.
+#: up to this size, or up to the matrix's own size, stay cached on the matrix, so their graphs and
+#: plan are reused by the next call.
 SINGLE_SOURCE_CACHE_BYTES = 64 << 20
 
 
@@ -404,46 +703,35 @@ def _single_source_workspace(P, kernel):
     ws = P._cache.get(key)
     if ws is None:
         ws = _SingleSource(P, kernel)
-        if ws.nbytes <= SINGLE_SOURCE_CACHE_BYTES:
+        if ws.nbytes <= max(SINGLE_SOURCE_CACHE_BYTES, P.nbytes):
             P._cache[key] = ws
     return ws
 
 
 def _single_source(P, s, acc, *, endpoints, kernel):
-    """Add source s's dependencies δ_s into ``acc`` (n,): TurboBC's Algorithm 1, level steps replayed.
+    """Add source s's dependencies δ_s into ``acc`` (n,), or into a new array when ``acc`` is None;
+    returns it.  TurboBC's Algorithm 1.
 
-    Same mathematics as :func:`_block` with k = 1.  Forward, level d: the step books the
-    frontier found by the previous product (σ, level, reached), then computes the next one;
-    the host reads its largest σ (``top``) to stop the BFS and, when it exceeds 2^512, to
-    rescale it by 2^-e.  Backward: one step per level, eagerly at the rare rescaled levels.
+    Same mathematics as :func:`_block` with k = 1, one push-or-pull product per BFS level each
+    way (see :class:`_SingleSource`): by the workspace's replayed plan when it has one that this
+    source fits, else level by level (which then becomes the plan when it needed no rescaling).
     """
-    xp = P.xp
     ws = _single_source_workspace(P, kernel)
-    ws.s.fill(s)
-    ws.reset()
-    exps = [0]  # e_d for d = 0, 1, ...: σ̃ at level d = σ_d · 2^-(e_1 + ... + e_d)
-    while True:
-        ws.forward()
-        top = float(ws.top)
-        if not top > 0:
-            break
-        e = int(np.frexp(top)[1]) if top > RESCALE_ABOVE else 0
-        if e:
-            xp.copyto(ws.frontier, xp.ldexp(ws.frontier, -e))
-        exps.append(e)
-    depth = len(exps) - 1  # levels 1..depth are non-empty; the last step only booked level depth
-    ws.between()
-    for d in range(depth, 0, -1):
-        if exps[d]:
-            ws._backward_step(scale=-exps[d])
-        else:
-            ws.backward()
-    ws.finish()
-    acc += ws.T  # δ_s
+    done = scored = False
+    if ws.plan is not None and ws.speculate:
+        ws.planned += 1
+        scored = ws.planned % SPECULATIVE_CHECK_EVERY == 0
+        done = not scored and ws.run_plan(s)
+    if not done:
+        ws.learn(*ws.run_levels(s), scored=scored)
+    if acc is None:
+        acc = ws.T.copy()  # δ_s
+    else:
+        acc += ws.T
     if endpoints:
-        beyond = ws.level > 0
-        acc += beyond
-        acc[s] += beyond.sum()
+        acc += ws.reached
+        acc[s] += ws.reached.sum() - 2  # the source counts its other reached vertices, not itself twice
+    return acc
 
 
 def _accumulate(P, coeff, below, T, kernel):

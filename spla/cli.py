@@ -80,7 +80,7 @@ MEASURES = {m.key: m for m in (
     Measure("daccer", "daccer_volumes", "DACCER volume"),
     Measure("degree", "degree_centrality", "degree centrality"),
 )}
-KERNEL_CHOICES = ("auto", "scCSC", "veCSC", "scCOOC")
+KERNEL_CHOICES = ("auto", "scCSC", "veCSC", "scCOOC", "push")
 
 
 def parse_measures(text: str) -> list:
@@ -631,8 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="betweenness from K sampled sources (default: exact, all sources)")
     c.add_argument("--seed", type=int, default=None, metavar="S", help="random seed for --samples")
     c.add_argument("--alpha", type=float, default=0.85, metavar="A", help="PageRank damping (default 0.85)")
-    c.add_argument("--kernel", type=_kernel, default="auto", metavar="{auto,scCSC,veCSC,scCOOC}",
-                   help="GPU product kernel (default auto: chosen from the scale-free metric)")
+    c.add_argument("--kernel", type=_kernel, default="auto", metavar="{auto,scCSC,veCSC,scCOOC,push}",
+                   help="GPU product kernel (default auto: chosen from the scale-free metric, and push or pull per BFS level)")
     c.add_argument("--out", default=None, metavar="FILE",
                    help="write the table here (.csv, .tsv; .gz compresses) instead of stdout")
     c.add_argument("--top", type=int, default=10, metavar="N", help="top-N table per measure on stderr "

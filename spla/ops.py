@@ -20,7 +20,7 @@ from .matrix import Matrix
 
 log = logging.getLogger("spla")
 
-KERNELS = ("scCSC", "veCSC", "scCOOC")
+KERNELS = ("scCSC", "veCSC", "scCOOC", "push")
 _KERNEL_BY_LOWER = {k.lower(): k for k in KERNELS}
 
 
@@ -65,8 +65,12 @@ def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, re
     out : array shaped and typed like the result, optional
         Written in place and returned.  Outputs not computed keep their value, or
         become the identity when ``replace=True``.  Without ``out`` they are the identity.
-    kernel : "auto", "scCSC", "veCSC" or "scCOOC"
-        GPU kernel; "auto" picks by :func:`spla.choose_kernel`.  The CPU backend has one
+    kernel : "auto", "scCSC", "veCSC", "scCOOC" or "push"
+        GPU kernel; "auto" picks by :func:`spla.choose_kernel`.  The first three pull (they
+        walk the computed outputs' entries); "push" walks the entries of the inputs that are
+        not the identity and ADDs into the outputs atomically (a small BFS frontier: ask
+        ``choose_kernel`` with ``push_arcs``/``pull_arcs``; "auto" never pushes, since it
+        cannot see how sparse u is without reading it).  The CPU backend has one
         vectorised implementation and only validates the name.
 
     Returns

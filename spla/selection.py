@@ -32,6 +32,27 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
 
 A kernel that cannot run the semiring/dtype (``backend.supports``) is skipped.
+
+Direction (push or pull).  The rules above pick among the *pull* kernels, whose work is
+the arcs entering the computed outputs.  ``push`` works from the other side: the arcs
+leaving the inputs that are not the identity.  Only the caller knows both counts without
+reading u (a BFS level knows its frontier's out-arcs and its unreached vertices' in-arcs),
+so ``choose_kernel(A, push_arcs=..., pull_arcs=...)`` decides, for one vector, by a cost
+in arcs (:func:`direction_cost`; Beamer et al.'s direction-optimising BFS, without its early
+exit: counting shortest paths needs every parent, so a pull walks whole columns):
+
+* the pull kernel by the rules above, with ``masked="sparse"`` when the computed outputs
+  hold at most ``SPARSE_PULL`` of the arcs (the mask worklist then walks only those
+  columns); it costs those arcs, or every stored arc for scCOOC (a thread per entry);
+* ``push`` costs ``PUSH_COST * push_arcs + PUSH_FIXED_ARCS``: an arc pushed is an atomic at
+  a scattered address, and a push launches two more kernels than a pull (the output's fill
+  and the input worklist).  It is chosen when it costs less.
+
+Calibration (H100, one BFS level of single-source betweenness per row, docs/benchmarks.md):
+push ran 2-3x slower per arc than scCOOC (Barabási–Albert n=1M, level 5: 2.6M arcs pushed in
+129 µs, 5.0M pulled in 69 µs); its fixed cost was 6-13 µs where a whole pull of a graph of
+1M arcs took 4-6 µs (Watts–Strogatz n=100k, a 400x400 grid), about 1.5M arcs' worth; below
+that a small frontier is cheapest pushed (kron20: 41 arcs, 13 µs pushed, 260 µs pulled).
 """
 
 from __future__ import annotations
@@ -43,6 +64,11 @@ from . import device as _dev
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
 BLOCK_K = 8
+#: the cost of a push in arcs: PUSH_COST per arc pushed plus PUSH_FIXED_ARCS (see the module docstring)
+PUSH_COST = 2.0
+PUSH_FIXED_ARCS = 1.5e6
+#: a pull whose computed outputs hold at most this fraction of the arcs is given masked="sparse"
+SPARSE_PULL = 0.25
 
 
 def scale_free_metric(A) -> float:
@@ -79,7 +105,7 @@ def _column_stats(A):
     return A._cache[key]
 
 
-def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False):
+def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=None, pull_arcs=None):
     """(kernel name, one-line reason) for products whose outputs are A's columns.
 
     k: vectors per product (1 or the block width); semiring/dtype: skip kernels that
@@ -89,6 +115,13 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False):
     get veCSC with its mask worklist instead of scCOOC).  ``vxm``'s ``kernel="auto"``
     passes True when there is a mask; a caller with a sparse mask asks for the kernel:
     ``spla.vxm(u, A, sr, mask=m, kernel=spla.choose_kernel(A, masked="sparse")[0])``.
+
+    push_arcs, pull_arcs: the work of each direction when the caller knows it (both or
+    neither; numbers >= 0): the stored entries in the rows of A whose input is not the
+    identity, and in the columns of A that are computed.  With k == 1 they choose between
+    ``push`` and a pull kernel (module docstring); e.g. a BFS level's
+    ``frontier<!reached> = frontier +.* A`` passes the frontier's out-arcs and the
+    unreached vertices' in-arcs.  For an ``mxv(A, u)`` pass ``A.T`` (its outputs are A's rows).
     """
     from . import semirings as _sr
 
@@ -96,11 +129,57 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False):
         raise ValueError(f"choose_kernel: masked must be False, True or 'sparse', got {masked!r}")
     semiring = None if semiring is None else _sr.get(semiring)
     dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
+    if push_arcs is not None or pull_arcs is not None:
+        return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs)
     sparse = masked == "sparse" and int(k) == 1
     key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, sparse)
     if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
         A._cache[key] = _choose(A, k, semiring, dtype, sparse)
     return A._cache[key]
+
+
+def _arc_count(name, value):
+    try:
+        ok = not isinstance(value, bool) and float(value) >= 0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"choose_kernel: {name} must be a number of arcs >= 0 (give push_arcs and pull_arcs "
+                         f"together), got {value!r}")
+    return float(value)
+
+
+def direction_cost(A, kernel, push_arcs, pull_arcs) -> float:
+    """The modelled cost, in arcs, of a product by ``kernel`` whose non-identity inputs leave
+    ``push_arcs`` arcs and whose computed outputs receive ``pull_arcs`` (A: outputs are its columns)."""
+    if kernel == "push":
+        return PUSH_COST * float(push_arcs) + PUSH_FIXED_ARCS
+    if kernel == "scCOOC":
+        return float(A.nnz)
+    return float(pull_arcs)
+
+
+def may_push(A) -> bool:
+    """Whether a push can ever cost less than a pull of A's products (outputs are A's columns): a pull
+    costs at most every stored arc, a push at least PUSH_FIXED_ARCS.  A caller that would count arcs
+    only to choose the direction can skip the counting when this is False."""
+    return float(A.nnz) > PUSH_FIXED_ARCS
+
+
+def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
+    """choose_kernel with the work of both directions known (see the module docstring)."""
+    push = _arc_count("push_arcs", push_arcs)
+    pull = _arc_count("pull_arcs", pull_arcs)
+    if masked and int(k) == 1 and pull <= SPARSE_PULL * max(A.nnz, 1):
+        masked = "sparse"
+    name, why = choose_kernel(A, k, semiring, dtype, masked)
+    if int(k) == 1:
+        push_cost, pull_cost = direction_cost(A, "push", push, pull), direction_cost(A, name, push, pull)
+        ok = True if semiring is None else _backend_for(A).supports("push", semiring, dtype)[0]
+        if ok and push_cost < pull_cost:
+            return "push", (f"push: the inputs that contribute leave {push:,.0f} arcs, the computed outputs "
+                            f"receive {pull:,.0f}; modelled cost {push_cost:,.0f} < {pull_cost:,.0f} arcs by {name}")
+    return name, f"pull ({pull:,.0f} arcs into the computed outputs, {push:,.0f} out of the inputs): {why}"
 
 
 def _choose(A, k, semiring, dtype, sparse_mask=False):

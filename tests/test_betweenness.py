@@ -218,3 +218,63 @@ def test_single_source_steps_reused_across_calls(G, data, device):
         got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1)
         ref = as_array(nx.betweenness_centrality_subset(G, [nodes[s]], nodes, normalized=False), G)
         np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
+
+
+def _subset_bc(G, s):
+    nodes = list(G)
+    return as_array(nx.betweenness_centrality_subset(G, [nodes[s]], nodes, normalized=False), G)
+
+
+@pytest.mark.parametrize("kernel", ["auto", "push", "scCSC"])
+def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
+    """Sources one at a time on one matrix: the first is measured level by level and becomes the
+    workspace's plan (replayed whole on the GPU); a shallower source runs by the plan (its extra
+    levels are empty); a deeper one fails the plan's check, runs level by level and becomes the
+    plan; every second source a plan could run is run level by level and scores the plan (auto
+    kernels only); every result equals networkx's."""
+    from algorithms import betweenness as bc
+
+    monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 2)
+    G = nx.path_graph(40)
+    G.add_edges_from([(5, 40), (40, 41), (41, 7), (12, 42)])  # a second shortest path, a pendant
+    A = spla.Matrix.from_networkx(G, device=device)
+    ws = bc._single_source_workspace(A, kernel)
+    # (source, its BFS depth = the plan's depth after it, plans scored so far)
+    for s, plan_depth, scored in ((20, 20, 0), (25, 25, 0), (22, 25, 1), (0, 39, 1), (39, 39, 2), (15, 39, 2)):
+        got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1, kernel=kernel)
+        np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
+        assert ws.plan is not None and ws.plan.depth == plan_depth
+        assert ws.hits + ws.misses == (scored if kernel == "auto" else 0)
+    assert len(ws.plan.forward) == ws.plan.depth + 1 and ws.planned == 5
+    steps = list(ws._forward.values()) + list(ws._backward.values()) + [ws.between, ws.whole]
+    want = "graph" if device.startswith("gpu") else "eager"  # every step is recordable: no host reads inside
+    assert all(r.mode == want for r in steps if r.calls >= 2), [(r.name, r.mode) for r in steps]
+
+
+def test_single_source_plan_stops_after_misses(device, monkeypatch):
+    """A plan whose push/pull choices keep missing the sources' levels is dropped for level-by-level
+    choices; the answers never change."""
+    from algorithms import betweenness as bc
+
+    monkeypatch.setattr(bc, "SPECULATIVE_WASTE", -1.0)  # every scored plan misses
+    monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 1)
+    G = nx.barabasi_albert_graph(60, 2, seed=3)
+    A = spla.Matrix.from_networkx(G, device=device)
+    ws = bc._single_source_workspace(A, "auto")
+    for s in range(8):
+        got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1)
+        np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
+    assert ws.misses == bc.SPECULATIVE_MISSES and not ws.speculate
+
+
+def test_single_source_plan_never_covers_rescaled_sigma(device):
+    """σ past 2^512 needs a level's rescaling, which only the level-by-level path does: a plan made on
+    a shallow source fails its check on a deep one of the 2^1100-path diamond chain."""
+    G = diamond_chain(700)
+    nodes = list(G)
+    A = spla.Matrix.from_networkx(G, device=device)
+    exact = exact_brandes(G, [nodes[0]])
+    for s in (nodes[1050], nodes[0], nodes[0]):  # plan from the middle (2^350 paths), then an end
+        got = betweenness_centrality(A, sources=[nodes.index(s)], normalized=False, batch_size=1)
+        if s == nodes[0]:
+            np.testing.assert_allclose(got, [float(exact[v] / 2) for v in G], rtol=1e-9)

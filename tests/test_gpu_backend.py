@@ -1,6 +1,6 @@
 """The GPU backend's kernels against a dense NumPy reference.
 
-Every kernel (scCSC, veCSC, scCOOC) runs every registered semiring on every dtype it accepts
+Every kernel (scCSC, veCSC, scCOOC, push) runs every registered semiring on every dtype it accepts
 (and the MUL(a, x) form used by mxv), as a single vector and as k-blocks (k = 3 and k = 33 > 32
 lanes), with masks / complemented masks / replace / accum / out, on matrices that include 0x0,
 1x1, empty rows/columns, a column of more than 32 and one of more than 1024 entries, self loops
@@ -67,6 +67,15 @@ class CSC:
         self.colidx = cp.asarray(self.np_cols.astype(index_dtype))
         self.values = None if self.np_vals is None else cp.asarray(self.np_vals)
         self._cache = {}
+
+    @property
+    def T(self):
+        """The transpose (the input side that the push kernel walks), built once."""
+        if "T" not in self._cache:
+            t = CSC(self.shape[::-1], self.np_cols, self.np_rows, self.np_vals, self.colptr.dtype)
+            t._cache["T"] = self
+            self._cache["T"] = t
+        return self._cache["T"]
 
     def __repr__(self):
         kind = "pattern" if self.values is None else str(self.np_vals.dtype)
@@ -418,18 +427,22 @@ def test_grid_stride_loops(monkeypatch, kernel):
             run_case(A, semirings.get(name), dtype, kernel, k, ("full", False, None, True, False), rng)
 
 
+@pytest.mark.parametrize("skip_empty", [0.0, 1.0])
 @pytest.mark.parametrize("worklist", [True, False, "auto"])
 @pytest.mark.parametrize("kernel", ["scCSC", "veCSC"])
-def test_mask_worklist(monkeypatch, kernel, worklist):
+def test_mask_worklist(monkeypatch, kernel, worklist, skip_empty):
     """Masked 1-D products with and without the compacted worklist of computed columns: more columns
     than the device holds threads (the list kernels loop), masks keeping none, a tenth, half or all
-    columns, a column longer than veCSC's split threshold, replace/accum/out."""
+    columns, a column longer than veCSC's split threshold, replace/accum/out; empty computed columns
+    left out of the list (and stored by the worklist kernel) or walked (skip_empty 0.0 / 1.0)."""
     monkeypatch.setattr(gpu, "MASK_WORKLIST", worklist)
+    monkeypatch.setattr(gpu, "WORKLIST_SKIP_EMPTY", skip_empty)
     rng = np.random.default_rng(11)
     m, n, nnz = 2000, 300_000, 1_200_000
     rows = np.concatenate([rng.integers(0, m, nnz), np.arange(m), np.arange(m)])
     cols = np.concatenate([rng.integers(0, n, nnz), np.full(m, 17), np.full(m, n - 1)])  # two long columns
     A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
+    assert 0.0 < gpu._empty_fraction(A, A.colptr) < 1.0  # some columns are empty (about 1.8%)
     monkeypatch.setattr(gpu, "LONG", 1024)
     monkeypatch.setattr(gpu, "CHUNK", 512)
     for name, dtype in (("plus_times", np.float64), ("min_plus", np.int32), ("lor_land", np.bool_)):
@@ -448,6 +461,46 @@ def test_mask_worklist(monkeypatch, kernel, worklist):
                 np.testing.assert_array_equal(cp.asnumpy(got), want,
                                               err_msg=f"{kernel} {name} keep={keep} complement={complement} "
                                                       f"accum={accum} out={use_out} replace={replace}")
+
+
+@pytest.mark.parametrize("worklist", [True, False, "auto"])
+def test_push_sparse_inputs_and_long_rows(monkeypatch, worklist):
+    """push with inputs that are mostly the identity (the input worklist compacts the others; more
+    inputs than the device holds threads, so its kernels loop), rows longer than the split threshold
+    (one warp per chunk), and out/accum/replace/mask: ADD straight into out when accum is the monoid,
+    a buffer and the merge otherwise."""
+    monkeypatch.setattr(gpu, "MASK_WORKLIST", worklist)
+    monkeypatch.setattr(gpu, "PUSH_LONG", 1024)
+    monkeypatch.setattr(gpu, "PUSH_CHUNK", 97)  # chunks that do not divide the rows
+    rng = np.random.default_rng(12)
+    m, n, nnz = 700_000, 3000, 2_800_000  # m inputs (rows of A), n outputs
+    rows = np.concatenate([rng.integers(0, m, nnz), np.full(n, 17), np.full(n, m - 1)])  # two long rows
+    cols = np.concatenate([rng.integers(0, n, nnz), np.arange(n), np.arange(n)])
+    A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
+    split = gpu._vecsc_long(cp, A.T, A.T.colptr, gpu.vecsc_group_size(A.T), gpu.PUSH_LONG, gpu.PUSH_CHUNK)
+    assert split["nlong"] == 2 and split["nchunks"] == 2 * -(-n // 97)
+    for name, dtype, other in (("plus_times", np.float64, "max"), ("min_plus", np.int32, "plus"),
+                               ("lor_land", np.bool_, "second")):
+        sr = semirings.get(name)
+        ident = sr.add.identity(np.dtype(dtype))
+        same = gpu.SAME_ACCUM[sr.add.name]
+        for live in (0.0, 0.001, 0.3, 1.0):
+            u = _vector(rng, dtype, (m,), ident)
+            u[rng.random(m) >= live] = ident
+            if live:
+                u[17] = u[m - 1] = 1  # the long rows contribute
+            mask = rng.random(n) < 0.5
+            for use_mask, complement, accum, use_out, replace in (
+                    (False, False, None, False, False), (True, True, None, False, False),
+                    (True, False, same, True, False), (False, False, same, True, False),
+                    (True, True, other, True, False), (True, False, None, True, True)):
+                out = _values(rng, dtype, (n,)) if use_out else None
+                want = reference(u, A, sr, False, mask if use_mask else None, complement, accum, out, replace)
+                got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask) if use_mask else None, complement, accum,
+                              None if out is None else cp.asarray(out), replace, "push")
+                np.testing.assert_array_equal(cp.asnumpy(got), want,
+                                              err_msg=f"push {name} live={live} mask={use_mask} "
+                                                      f"complement={complement} accum={accum} out={use_out}")
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

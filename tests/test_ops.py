@@ -228,7 +228,7 @@ def test_empty_block(name, device):
     assert spla.mxv(A, u, name, mask=A.xp.ones(3, dtype=bool)).shape == (3, 0)
 
 
-@pytest.mark.parametrize("kernel", ["auto", "scCSC", "veCSC", "scCOOC", "AUTO", "sccsc", "VECSC", "sccooc"])
+@pytest.mark.parametrize("kernel", ["auto", "scCSC", "veCSC", "scCOOC", "push", "AUTO", "sccsc", "VECSC", "sccooc", "PUSH"])
 def test_kernel_names_accepted_on_cpu(kernel):
     A = spla.Matrix.from_edges(np.array([0, 1, 2, 2]), np.array([1, 2, 0, 3]), directed=True, device="cpu")
     u = np.array([1.0, 2.0, 0.0, 4.0])

@@ -84,3 +84,25 @@ def test_bad_arguments_say_what_is_wrong():
         spla.Replay(lambda: None, "cuda")
     with pytest.raises(ValueError, match="'cpu' or 'gpu:N'"):
         spla.Replay(lambda: None, "gpu")
+
+
+def test_host_copy_reads_what_a_replayed_step_wrote(device):
+    """spla.device.HostCopy: the host copy of a small device array after each (recorded) step."""
+    A = _ring(30, device)
+    xp = A.xp
+    x = xp.ones(30)
+    top = xp.zeros((), dtype=np.float64)
+    copy = spla.device.HostCopy(top)
+
+    def step():
+        xp.copyto(x, spla.vxm(x, A, "plus_times"))
+        x.max(out=top)
+
+    replay = spla.Replay(step, A.device)
+    expected = np.ones(30)
+    vals = np.linspace(1.0, 2.0, 30)
+    for _ in range(4):
+        replay()
+        expected = np.roll(expected * vals, 1)
+        assert float(copy.read()) == pytest.approx(expected.max(), rel=1e-12)
+    assert replay.mode == ("graph" if device.startswith("gpu") else "eager")

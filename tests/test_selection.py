@@ -139,3 +139,37 @@ def test_choose_kernel_sparse_mask_hint():
     assert spla.choose_kernel(grid, masked="sparse") == spla.choose_kernel(grid)
     with pytest.raises(ValueError, match="masked must be False, True or 'sparse', got 'dense'"):
         spla.choose_kernel(hub, masked="dense")
+
+
+def test_choose_kernel_direction(monkeypatch):
+    """With the work of both directions known: push when its modelled cost (PUSH_COST per arc plus
+    PUSH_FIXED_ARCS) is below the pull's (its arcs; every arc for scCOOC), else the pull kernel
+    (masked="sparse" when the computed outputs hold few arcs); blocks never push."""
+    from spla import selection
+
+    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
+    m = hub.nnz
+    # a small graph: push's fixed cost exceeds any pull
+    assert spla.choose_kernel(hub, masked=True, push_arcs=0, pull_arcs=m)[0] != "push"
+    monkeypatch.setattr(selection, "PUSH_FIXED_ARCS", 0.0)
+    name, reason = spla.choose_kernel(hub, masked=True, push_arcs=3, pull_arcs=m)
+    assert name == "push" and reason.startswith("push:")
+    assert selection.direction_cost(hub, "push", 3, m) == 6.0
+    assert selection.direction_cost(hub, "scCOOC", 3, 5) == m and selection.direction_cost(hub, "veCSC", 3, 5) == 5
+    # the dense pull on a hub graph is scCOOC, which reads every arc: push wins below m / PUSH_COST
+    assert spla.choose_kernel(hub, masked=True, push_arcs=m // 2 - 1, pull_arcs=m)[0] == "push"
+    name, reason = spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m)
+    assert name == spla.choose_kernel(hub, masked=True)[0] == "scCOOC" and reason.startswith("pull")
+    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=1)[0] == \
+        spla.choose_kernel(hub, masked="sparse")[0]  # few arcs into the computed outputs
+    assert spla.choose_kernel(hub, k=32, push_arcs=0, pull_arcs=m)[0] == spla.choose_kernel(hub, k=32)[0]
+    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+    assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
+    assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=25)[0] == "push"
+
+
+@pytest.mark.parametrize("bad", [(-1, 5), (3, None), (None, 3), ("many", 2), (True, 2), (2, float("nan"))])
+def test_choose_kernel_direction_rejects_bad_counts(bad):
+    A = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+    with pytest.raises(ValueError, match=r"choose_kernel: (push|pull)_arcs must be a number of arcs >= 0"):
+        spla.choose_kernel(A, push_arcs=bad[0], pull_arcs=bad[1])

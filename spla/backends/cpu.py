@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .. import semirings as _sr
 
-KERNELS = ("scCSC", "veCSC", "scCOOC")
+KERNELS = ("scCSC", "veCSC", "scCOOC", "push")
 _CHUNK_ELEMS = 1 << 22  # entries x k gathered at once by the generic path
 
 

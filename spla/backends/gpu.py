@@ -1,4 +1,4 @@
-"""The GPU backend: semiring SpMV kernels (TurboBC's scCSC, veCSC, scCOOC) through CuPy.
+"""The GPU backend: semiring SpMV kernels (TurboBC's scCSC, veCSC, scCOOC, and push) through CuPy.
 
 The CUDA source lives in ``spla/kernels/spmv.cuh`` (SpMV) and ``spla/kernels/bits.cuh`` (bit
 words).  Kernels are C++ templates over (ADD monoid, MUL operator, domain T, index type I,
@@ -33,7 +33,9 @@ from ..errors import DomainMismatch, KernelUnavailable, NoGPUError, UnknownNameE
 
 log = logging.getLogger("spla")
 
-KERNELS = ("scCSC", "veCSC", "scCOOC")
+KERNELS = ("scCSC", "veCSC", "scCOOC", "push")
+#: Kernels that reduce with ADD's atomics (the others reduce in registers).
+ATOMIC_KERNELS = ("scCOOC", "push")
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
 SPMV_SOURCE = KERNEL_DIR / "spmv.cuh"
 BITS_SOURCE = KERNEL_DIR / "bits.cuh"
@@ -52,6 +54,13 @@ VECSC_GROUP = None
 #: <= 0) disables the split.
 LONG = 4096
 CHUNK = 2048
+#: push's long-column split (k == 1), the same scheme on the input side: an input column (an input's
+#: arcs) longer than PUSH_LONG * G / 32 is walked by one warp per PUSH_CHUNK entries.  Smaller than
+#: veCSC's: a lane's chain of index load, mask load and atomic has nothing to overlap it with but the
+#: other three entries of its unrolled step, so a hub's row walked by one group was the tail of a
+#: BFS level (kron20, 104k arcs pushed: 79 µs with 4096/2048, H100).
+PUSH_LONG = 1024
+PUSH_CHUNK = 512
 
 #: Masked scCSC/veCSC products with one vector (k == 1) may first compact the computed columns
 #: into a worklist (spla_mask_worklist) and then spend threads only on them.  Walking every column
@@ -63,6 +72,9 @@ CHUNK = 2048
 MASK_WORKLIST = "auto"
 WORKLIST_MIN_WAVES = 6
 WORKLIST_PER = 16  # columns per thread of spla_mask_worklist (SPLA_WORKLIST_PER in spmv.cuh)
+#: The mask worklist leaves out (and stores) computed columns with no entries when more than this
+#: fraction of the matrix's columns are empty (a Kronecker graph's isolated vertices: 40%).
+WORKLIST_SKIP_EMPTY = 0.01
 
 #: veCSC (k == 1) with int32 indices reads rowidx with 16-byte loads (4 entries per lane per load,
 #: head/tail entries one by one); False falls back to one 4-byte load per entry (benchmarks).
@@ -109,6 +121,8 @@ MUL_FUNCTORS = {
     "band": ("spla_mul_band", _BOOL + _INTS),
 }
 ACCUM_CODES = {None: 0, "plus": 1, "min": 2, "max": 3, "lor": 4, "bor": 5, "first": 6, "second": 7}
+#: monoid -> the accum that is the same operation: an atomic kernel may ADD straight into out then
+SAME_ACCUM = {"plus": "plus", "min": "min", "max": "max", "lor": "lor", "bor": "bor"}
 FRESH, REPLACE = 1, 2
 MASK_NONE, MASK_MASK, MASK_COMPLEMENT = 0, 1, 2
 
@@ -165,8 +179,8 @@ def supports(kernel, semiring, dtype):
         return False, f"the CUDA monoid {add} is not defined on {dtype}"
     if dtype not in MUL_FUNCTORS[mul][1]:
         return False, f"the CUDA operator {mul} is not defined on {dtype}"
-    if kernel == "scCOOC":
-        return True, f"scCOOC reduces with {_atomic_used(add, dtype)}"
+    if kernel in ATOMIC_KERNELS:
+        return True, f"{kernel} reduces with {_atomic_used(add, dtype)}"
     return True, f"{kernel} reduces in registers, no atomics"
 
 
@@ -183,7 +197,7 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
     ``{"scCSC", "veCSC", "veCSC_block", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC",
-    "merge", "mask_worklist"} -> "spla_...<...>"``.
+    "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
     t = C_TYPES[np.dtype(dtype)]
@@ -197,8 +211,11 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "veCSC_long_chunks": f"spla_vecsc_long_chunks{args}",
         "veCSC_long_finish": f"spla_vecsc_long_finish<{a}, {t}, {i}>",
         "scCOOC": f"spla_sccooc{args}",
+        "push": f"spla_push{args}",
+        "push_long_chunks": f"spla_push_long_chunks{args}",
         "merge": f"spla_merge<{a}, {t}>",
         "mask_worklist": f"spla_mask_worklist<{a}, {t}, {i}>",
+        "input_worklist": f"spla_input_worklist<{a}, {t}, {i}>",
     }
 
 
@@ -287,14 +304,15 @@ def vecsc_long_split(xp, colptr, long_len, chunk):
             "nlong": nlong, "nchunks": nchunks, "long_len": int(long_len)}
 
 
-def _vecsc_long(cp, A, colptr, group):
+def _vecsc_long(cp, A, colptr, group, long=None, chunk=None):
     """:func:`vecsc_long_split` of A for veCSC groups of ``group`` lanes, cached in ``A._cache``.
 
     A column is long when it has more than LONG * group / 32 entries: about 128 entries per lane
     at the default LONG, whatever the group, so a short group does not walk a hub column alone
-    (one warp per CHUNK entries does instead)."""
-    long_len = None if LONG is None else max(1, int(LONG) * int(group) // 32)
-    chunk = int(CHUNK)
+    (one warp per CHUNK entries does instead).  ``long``/``chunk`` override LONG/CHUNK (push)."""
+    long = LONG if long is None else long
+    long_len = None if long is None else max(1, int(long) * int(group) // 32)
+    chunk = int(CHUNK if chunk is None else chunk)
     cache = getattr(A, "_cache", None)
     key = ("vecsc_long", long_len, chunk, np.dtype(colptr.dtype).str, colptr.device.id)
     if isinstance(cache, dict) and key in cache:
@@ -376,17 +394,63 @@ def _use_worklist(walk_threads, device_id):
     return bool(MASK_WORKLIST)
 
 
-def _mask_worklist(cp, funcs, marr, js, mode, ncols, y, flags, index_dtype):
+def _empty_fraction(A, colptr):
+    """The fraction of A's columns with no entries (computed once, cached in ``A._cache``)."""
+    cache = getattr(A, "_cache", None)
+    key = ("empty_column_fraction", colptr.device.id)
+    if isinstance(cache, dict) and key in cache:
+        return cache[key]
+    ncols = int(colptr.shape[0]) - 1
+    frac = float((colptr[1:] == colptr[:-1]).sum()) / ncols if ncols else 0.0
+    if isinstance(cache, dict):
+        cache[key] = frac
+    return frac
+
+
+def _mask_worklist(cp, funcs, colptr, marr, js, mode, ncols, y, acc, flags, index_dtype):
     """Compact the computed columns of a 1-D mask: (list (ncols,) index_dtype, count (1,) uint64).
 
-    Also stores y[j] for every not-computed column (the identity under FRESH or REPLACE)."""
+    Also stores y[j] for every not-computed column (the identity under FRESH or REPLACE) and, when
+    ``colptr`` is not None, every computed empty one (its result, the identity, with accum), which
+    it leaves out of the list."""
     worklist = cp.empty(ncols, dtype=index_dtype)
     count = cp.zeros(1, dtype=np.uint64)
-    # list = [j : mask[j] != complement];  y<!computed> = identity (fresh or replace)
+    # list = [j : mask[j] != complement, column j not empty];  y<!computed> = identity (fresh or replace)
     grid = _grid(-(-ncols // WORKLIST_PER))
-    funcs["mask_worklist"]((grid,), (BLOCK,), (marr, np.int64(js), np.int32(mode), np.int64(ncols), y, np.int32(flags),
-                                               worklist, count))
+    funcs["mask_worklist"]((grid,), (BLOCK,), (np.uint64(0) if colptr is None else colptr, marr, np.int64(js),
+                                               np.int32(mode), np.int64(ncols), y, acc, np.int32(flags), worklist,
+                                               count))
     return worklist, count
+
+
+def _input_worklist(cp, funcs, u, nin, index_dtype):
+    """Compact the inputs that contribute (u[i] != identity) of a k == 1 push:
+    (list (nin,) index_dtype, count (1,) uint64)."""
+    worklist = cp.empty(nin, dtype=index_dtype)
+    count = cp.zeros(1, dtype=np.uint64)
+    # list = [i : u[i] != identity]
+    funcs["input_worklist"]((_grid(-(-nin // WORKLIST_PER)),), (BLOCK,), (u, np.int64(nin), worklist, count))
+    return worklist, count
+
+
+def _atomic_target(cp, sr, dtype, y, out, mask, accum, replace, out_shape):
+    """The buffer an atomic kernel (scCOOC, push) ADDs into, and whether spla_merge must then combine it
+    into y: y itself, filled with the identity, when every output becomes the result or the identity
+    (no out; or no accum and no mask or replace); y itself, unfilled, when accum is the monoid and
+    nothing is replaced (out = ADD(out, t) where computed is what the atomics do); else a new buffer."""
+    ident = sr.add.identity(dtype)
+    if out is None or (accum is None and (mask is None or replace)):
+        y.fill(ident)
+        return y, False
+    if accum is not None and accum == SAME_ACCUM.get(sr.add.name) and not replace:
+        return y, False
+    return cp.full(out_shape, ident, dtype=dtype), True
+
+
+def _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags):
+    """y = computed ? accum(y, t) : (replace ? identity : y), elementwise (after an atomic kernel)."""
+    funcs["merge"]((_grid(ncols * k),), (BLOCK,), (t, y, marr, np.int64(js), np.int64(cs), np.int32(mode),
+                                                    np.int64(ncols), np.int64(k), acc, np.int32(flags)))
 
 
 def _values_as(A, dtype):
@@ -433,7 +497,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     mask   None, or cupy bool of the output's shape, or (ncols,) shared by a block's k vectors
     complement, replace: bool; accum: None or a name in spla.semirings.ACCUM_OPS (needs out)
     out    None or a cupy array of the output's shape and dtype (written in place and returned)
-    kernel "scCSC", "veCSC" or "scCOOC"; swap: MUL(a, x) instead of MUL(x, a) (mxv via A.T)
+    kernel "scCSC", "veCSC", "scCOOC" or "push" (push walks the input side, A.T: a Matrix's cached
+           transpose, A itself when symmetric); swap: MUL(a, x) instead of MUL(x, a) (mxv via A.T)
     Returns the (ncols,) or (ncols, k) result: ``out`` itself when given.
     Raises KernelUnavailable when :func:`supports` says no.
     """
@@ -483,7 +548,9 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         listed = mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
             ncols * group, device_id)
         if listed:
-            worklist, count = _mask_worklist(cp, funcs, marr, js, mode, ncols, y, flags, index_dtype)
+            skip_empty = _empty_fraction(A, colptr) > WORKLIST_SKIP_EMPTY
+            worklist, count = _mask_worklist(cp, funcs, colptr if skip_empty else None, marr, js, mode, ncols, y, acc,
+                                             flags, index_dtype)
         else:
             worklist = count = np.uint64(0)  # null pointers: every column is walked
 
@@ -501,49 +568,68 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 split = _vecsc_long(cp, A, colptr, group) if _supports_cached("scCOOC", sr, dtype)[0] else None
                 vec4 = i32(1 if VECSC_VEC4 else 0)
                 long_len = i64(split["long_len"] if split is not None else 0)
+                # the chunks ADD straight into y when y[j] becomes the result (fresh; no accum with no mask
+                # or replace: the main kernel stores the identity first) or ADD(y[j], result)
+                becomes = bool(flags & FRESH) or (accum is None and (mode == MASK_NONE or replace))
+                direct = split is not None and (becomes or (accum is not None and accum == SAME_ACCUM.get(add)
+                                                            and not replace))
                 funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
-                                                    i64(ncols), i32(group), acc, i32(flags), long_len, vec4,
-                                                    worklist, count))
+                                                    i64(ncols), i32(group), acc, i32(flags), long_len,
+                                                    i32(1 if direct and becomes else 0), vec4, worklist, count))
                 if split is not None:
                     nlong, nchunks = split["nlong"], split["nchunks"]
-                    tl = cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
+                    tl = y if direct else cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
                     funcs["veCSC_long_chunks"]((_grid(nchunks * 32),), (BLOCK,),
                                                (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
-                                                split["long_cols"], rowidx, vals, u, tl, marr, i64(js),
-                                                i32(mode), i64(nchunks), vec4))
-                    funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,),
-                                               (split["long_cols"], tl, y, marr, i64(js), i32(mode),
-                                                i64(nlong), acc, i32(flags)))
+                                                split["long_cols"], rowidx, vals, u, tl, y, i32(1 if direct else 0),
+                                                marr, i64(js), i32(mode), i64(nchunks), vec4))
+                    if not direct:
+                        funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,),
+                                                   (split["long_cols"], tl, y, marr, i64(js), i32(mode),
+                                                    i64(nlong), acc, i32(flags)))
             else:
                 funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
                                                           i32(mode), i64(ncols), i64(k), i32(group), acc,
                                                           i32(flags)))
-        else:  # scCOOC: atomics into a buffer holding the identity, then merge into out if needed
+        elif kernel == "scCOOC":  # atomics into a buffer holding the identity, then merge into out if needed
             nnz = int(A.nnz)
-            colidx = A.colidx
-            ident = sr.add.identity(dtype)
-            direct = out is None or (accum is None and (mask is None or replace))
-            if out is None:
-                t = y
-                t.fill(ident)
-            elif direct:  # every output becomes t or the identity: accumulate straight into out
-                t = y
-                t.fill(ident)
-            else:
-                t = cp.full(out_shape, ident, dtype=dtype)
+            t, merge = _atomic_target(cp, sr, dtype, y, out, mask, accum, replace, out_shape)
             grid = _grid(nnz * k)
             if nnz:
-                funcs["scCOOC"]((grid,), (BLOCK,), (rowidx, colidx, vals, u, t, marr, i64(js), i64(cs),
+                funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
                                                      i32(mode), i64(nnz), i64(k)))
-            if not direct:
-                mgrid = _grid(ncols * k)
-                funcs["merge"]((mgrid,), (BLOCK,), (t, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
-                                                     i64(k), acc, i32(flags)))
+            if merge:
+                _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
+        else:  # push: walk the input side R = A.T, atomics as scCOOC
+            R = A.T
+            nin = int(R.shape[1])
+            t, merge = _atomic_target(cp, sr, dtype, y, out, mask, accum, replace, out_shape)
+            group = vecsc_group_size(R, k)
+            grid = _grid(nin * group)
+            split = _vecsc_long(cp, R, R.colptr, group, PUSH_LONG, PUSH_CHUNK) if k == 1 else None
+            listed = k == 1 and _use_worklist(nin * group, device_id)
+            if listed:
+                worklist, count = _input_worklist(cp, funcs, u, nin, index_dtype)
+                grid = min(grid, _resident_blocks(device_id))
+            rvals = u if pattern else cp.ascontiguousarray(_values_as(R, dtype))
+            if R.nnz and nin:
+                funcs["push"]((grid,), (BLOCK,), (R.colptr, R.rowidx, rvals, u, t, marr, i64(js), i64(cs), i32(mode),
+                                                   i64(nin), i64(k), i32(group),
+                                                   i64(split["long_len"] if split is not None else 0),
+                                                   worklist, count))
+                if split is not None:
+                    funcs["push_long_chunks"]((_grid(split["nchunks"] * 32),), (BLOCK,),
+                                              (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
+                                               split["long_cols"], R.rowidx, rvals, u, t, marr, i64(js), i32(mode),
+                                               i64(split["nchunks"])))
+            if merge:
+                _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("gpu vxm: kernel=%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
                       "mask=%s%s accum=%s out=%s replace=%s", kernel, add, mul, " (swapped)" if swap else "",
                       dtype, index_dtype, "pattern" if pattern else "valued", k, grid, BLOCK, group,
-                      ("none", "mask", "~mask")[mode], " (worklist)" if listed else "", accum, out is not None,
+                      ("none", "mask", "~mask")[mode],
+                      (" (inputs listed)" if kernel == "push" else " (worklist)") if listed else "", accum, out is not None,
                       replace)
         if out is not None and y is not out:
             out[...] = y

@@ -311,6 +311,15 @@ SPLA_DEV T spla_entry(const T* __restrict__ vals, long long p)
     return PATTERN ? (T)1 : spla_ld(vals + p);
 }
 
+// The four indices idx[p + q * step], q = 0..3, as 64-bit positions: loaded together, before any use,
+// so that the unrolled loops below keep four independent loads in flight.
+template <class I>
+SPLA_DEV void spla_load4(const I* __restrict__ idx, long long p, long long step, long long (&out)[4])
+{
+#pragma unroll
+    for (int q = 0; q < 4; ++q) out[q] = (long long)spla_ld(idx + p + q * step);
+}
+
 // ADD-reduce MUL(u[i, c], A[i, j]) over the entries p = first, first + step, ... < end of one column
 // (u row-major with k components; entries whose x is ADD's identity are skipped).  Unrolled by 4 with
 // all four rowidx loads, then all four u loads, issued before any use, so a thread keeps four
@@ -324,14 +333,12 @@ SPLA_DEV T spla_column_reduce(const I* __restrict__ rowidx, const T* __restrict_
     // 64-bit positions: with int32 indices nnz may be just below 2^31, and p + 4 * step must not wrap.
     long long p = first;
     for (; end - p > 3 * step; p += 4 * step) {
-        const long long i0 = (long long)spla_ld(rowidx + p);
-        const long long i1 = (long long)spla_ld(rowidx + p + step);
-        const long long i2 = (long long)spla_ld(rowidx + p + 2 * step);
-        const long long i3 = (long long)spla_ld(rowidx + p + 3 * step);
-        const T x0 = spla_ld(u + i0 * k + c);
-        const T x1 = spla_ld(u + i1 * k + c);
-        const T x2 = spla_ld(u + i2 * k + c);
-        const T x3 = spla_ld(u + i3 * k + c);
+        long long i[4];
+        spla_load4(rowidx, p, step, i);
+        const T x0 = spla_ld(u + i[0] * k + c);
+        const T x1 = spla_ld(u + i[1] * k + c);
+        const T x2 = spla_ld(u + i[2] * k + c);
+        const T x3 = spla_ld(u + i[3] * k + c);
         if (x0 != ident) acc = Add::op(acc, Mul::op(x0, spla_entry<T, PATTERN>(vals, p)));
         if (x1 != ident) acc = Add::op(acc, Mul::op(x1, spla_entry<T, PATTERN>(vals, p + step)));
         if (x2 != ident) acc = Add::op(acc, Mul::op(x2, spla_entry<T, PATTERN>(vals, p + 2 * step)));
@@ -474,9 +481,10 @@ __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ r
 //   G lanes per column; blockDim.x a multiple of 32; grid-stride loop over columns (group-uniform, so
 //   every lane of a group executes the same shuffles).  A masked-out column costs one mask byte.
 //   vec4 != 0: 32-bit rowidx is read with 16-byte loads (spla_group_reduce).
-//   long_len > 0: a COMPUTED column with more than long_len entries is skipped entirely (nothing is
-//   written; spla_vecsc_long_chunks + spla_vecsc_long_finish produce it); a not-computed long column
-//   is still stored here.  long_len <= 0: no column is skipped.
+//   long_len > 0: a COMPUTED column with more than long_len entries is skipped (spla_vecsc_long_chunks,
+//   and spla_vecsc_long_finish unless the chunks ADD straight into y, produce it); with long_init != 0
+//   lane 0 first stores ADD's identity into its y[j], for chunks that ADD straight into y.  A
+//   not-computed long column is still stored here.  long_len <= 0: no column is skipped.
 //   Worklist mode (list != nullptr): group q takes column list[q] for q < *count (the computed
 //   columns, compacted by spla_mask_worklist, which stored the others); long columns as above.
 // ================================================================================================
@@ -484,8 +492,8 @@ template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                            const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                            const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                           long long ncols, int G, int accum, int flags, long long long_len, int vec4,
-                           const I* __restrict__ list, const unsigned long long* __restrict__ count)
+                           long long ncols, int G, int accum, int flags, long long long_len, int long_init,
+                           int vec4, const I* __restrict__ list, const unsigned long long* __restrict__ count)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
@@ -503,7 +511,10 @@ __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ r
         const long long start = spla_ld(colptr + j), end = spla_ld(colptr + j + 1);
         // Long-column split: a computed column longer than long_len is left to spla_vecsc_long_chunks /
         // spla_vecsc_long_finish (group-uniform: every lane of the group read the same bounds).
-        if (long_len > 0 && end - start > long_len) continue;
+        if (long_len > 0 && end - start > long_len) {
+            if (long_init && glane == 0) y[j] = ident;
+            continue;
+        }
         T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, start, end, (long long)glane,
                                                         (long long)G, vec4, ident);
         for (int off = G >> 1; off > 0; off >>= 1)
@@ -628,17 +639,20 @@ __global__ void spla_sccooc(const I* __restrict__ rowidx, const I* __restrict__ 
 //   is warp-uniform; blockDim.x a multiple of 32, so every warp is full).  The warp tests the mask of
 //   its column first (skips the chunk when not computed: nothing is read), lane l reduces entries
 //   begin + l, + 32, ... with spla_column_reduce (coalesced rowidx), the warp reduces with a full-mask
-//   xor butterfly, and lane 0 ADDs the total into tl[chunk_col[q]] atomically (nothing when it is the
-//   identity).  tl (nlong,) T must hold ADD's identity beforehand.
-//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I.
+//   xor butterfly, and lane 0 ADDs the total atomically (nothing when it is the identity) into
+//   tl[chunk_col[q]] (tl (nlong,) T holding ADD's identity beforehand; spla_vecsc_long_finish then stores
+//   it), or with direct != 0 straight into y[j]: when y[j] becomes the result itself (fresh, or no accum
+//   with no mask or replace: spla_vecsc stored the identity there, long_init) or ADD(y[j], result)
+//   (accum is ADD, no replace).  That saves tl's fill and the finish launch.
+//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; y (ncols,) T.
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
                                        const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
                                        const I* __restrict__ rowidx, const T* __restrict__ vals,
-                                       const T* __restrict__ u, T* __restrict__ tl,
-                                       const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                                       long long nchunks, int vec4)
+                                       const T* __restrict__ u, T* __restrict__ tl, T* __restrict__ y,
+                                       int direct, const bool* __restrict__ mask, long long mask_js,
+                                       int mask_mode, long long nchunks, int vec4)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
@@ -652,7 +666,7 @@ __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const 
                                                         vec4, ident);
         for (int off = 16; off > 0; off >>= 1)
             acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
-        if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(tl + idx, acc);
+        if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(direct ? y + j : tl + idx, acc);
     }
 }
 
@@ -673,45 +687,47 @@ __global__ void spla_vecsc_long_finish(const I* __restrict__ long_cols, const T*
 }
 
 // ================================================================================================
-// mask worklist (k == 1, a mask of one byte per column) -- compacts the computed columns of a masked
-// product so that scCSC and veCSC spend threads only on them.  A block takes chunks of
-// SPLA_WORKLIST_PER * blockDim.x consecutive columns (block-uniform grid-stride loop; blockDim.x a
-// multiple of 32, <= 1024); in round i thread t tests column chunk + i * blockDim.x + t (coalesced
-// mask reads), stores a not-computed y[j] (the identity under SPLA_FRESH or SPLA_REPLACE, else
-// nothing) and keeps the warp's ballot of computed columns.  Appending is chunk-aggregated: each
+// Worklists (k == 1) -- compact the items a product will work on, so that a sparse selection costs
+// threads only for what it keeps.  spla_compact is the shared scheme: a block takes chunks of
+// SPLA_WORKLIST_PER * blockDim.x consecutive items (block-uniform grid-stride loop; blockDim.x a
+// multiple of 32, <= 1024); in round i thread t tests item chunk + i * blockDim.x + t with keep(j)
+// (coalesced reads) and keeps the warp's ballot of kept items.  Appending is chunk-aggregated: each
 // warp's count is the popcount of its ballots, thread 0 turns the warp counts into offsets and
-// reserves the chunk's slots with ONE atomicAdd on *count (one per 4096 columns with 256 threads;
-// one per 256 columns serialised on the counter and was no faster than walking every column on
-// 2M-4M columns), then every lane writes its computed columns at its warp's offset plus its
-// rank.  Order inside a chunk is by warp, then round, then lane; chunks land in any order.
-//   mask (ncols,) bool at mask[j * mask_js]; y (ncols,) T; list (ncols,) I (the first *count
-//   entries are written); count (1,) unsigned long long, zero beforehand.
+// reserves the chunk's slots with ONE atomicAdd on *count (one per 4096 items with 256 threads; one
+// per 256 items serialised on the counter and was no faster than walking every column on 2M-4M
+// columns), then every lane writes its kept items at its warp's offset plus its rank.  Order inside a
+// chunk is by warp, then round, then lane; chunks land in any order.
+//   list (nitems,) I: the first *count entries are written; count (1,) unsigned long long, zero
+//   beforehand.
+//
+// spla_mask_worklist: the computed columns of a masked product (mask (ncols,) bool at
+//   mask[j * mask_js]) that have entries.  It also stores every not-computed y[j] (the identity under
+//   SPLA_FRESH or SPLA_REPLACE, else nothing) and every computed EMPTY column's result (the identity,
+//   through spla_store with accum), so that scCSC / veCSC in worklist mode touch only listed columns
+//   and no thread is spent on columns with nothing to reduce (a BFS's unreachable vertices).
+//   colptr (ncols+1,) I, or null: no column is tested for emptiness (the backend passes null when
+//   few columns are empty: the test is a load that depends on the mask's, which a worklist over 4M
+//   columns with no empty one paid for, 0.053 -> 0.072 ms, H100).
+// spla_input_worklist: the inputs i with u[i] != ADD's identity (u (nin,) T), for spla_push.
 // ================================================================================================
 #define SPLA_WORKLIST_PER 16
 
-template <class Add, class T, class I>
-__global__ void spla_mask_worklist(const bool* __restrict__ mask, long long mask_js, int mask_mode,
-                                   long long ncols, T* __restrict__ y, int flags, I* __restrict__ list,
-                                   unsigned long long* __restrict__ count)
+template <class I, class Keep>
+SPLA_DEV void spla_compact(const Keep& keep, long long nitems, I* __restrict__ list,
+                           unsigned long long* __restrict__ count)
 {
     __shared__ unsigned int warp_offset[32];
     __shared__ unsigned long long chunk_base;
-    const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const unsigned int below = (1u << lane) - 1u;  // lanes under this one
     const long long chunk = (long long)SPLA_WORKLIST_PER * blockDim.x;
-    for (long long first = (long long)blockIdx.x * chunk; first < ncols; first += (long long)gridDim.x * chunk) {
+    for (long long first = (long long)blockIdx.x * chunk; first < nitems; first += (long long)gridDim.x * chunk) {
         unsigned int ballots[SPLA_WORKLIST_PER];
         unsigned int kept = 0;
 #pragma unroll
         for (int i = 0; i < SPLA_WORKLIST_PER; ++i) {
             const long long j = first + (long long)i * blockDim.x + threadIdx.x;
-            bool comp = false;
-            if (j < ncols) {
-                comp = spla_computed(mask, mask_mode, j * mask_js);
-                if (!comp && (flags & (SPLA_FRESH | SPLA_REPLACE))) y[j] = ident;
-            }
-            ballots[i] = __ballot_sync(0xffffffffu, comp);
+            ballots[i] = __ballot_sync(0xffffffffu, j < nitems && keep(j));
             kept += __popc(ballots[i]);
         }
         if (lane == 0) warp_offset[warp] = kept;
@@ -734,6 +750,172 @@ __global__ void spla_mask_worklist(const bool* __restrict__ mask, long long mask
             pos += __popc(ballots[i]);
         }
         __syncthreads();  // warp_offset and chunk_base are rewritten by the next chunk
+    }
+}
+
+// keep(j) of spla_mask_worklist: j is computed and has entries; other columns are stored on the way.
+template <class T, class I>
+struct spla_keep_computed {
+    const I* colptr;
+    const bool* mask;
+    long long mask_js;
+    int mask_mode;
+    T* y;
+    int accum;
+    int flags;
+    T ident;
+    SPLA_DEV bool operator()(long long j) const
+    {
+        if (!spla_computed(mask, mask_mode, j * mask_js)) {
+            if (flags & (SPLA_FRESH | SPLA_REPLACE)) y[j] = ident;
+            return false;
+        }
+        if (colptr != nullptr && spla_ld(colptr + j) == spla_ld(colptr + j + 1)) {  // computed, nothing to reduce
+            spla_store(y, j, true, ident, ident, accum, flags);
+            return false;
+        }
+        return true;
+    }
+};
+
+template <class Add, class T, class I>
+__global__ void spla_mask_worklist(const I* __restrict__ colptr, const bool* __restrict__ mask, long long mask_js,
+                                   int mask_mode, long long ncols, T* __restrict__ y, int accum, int flags,
+                                   I* __restrict__ list, unsigned long long* __restrict__ count)
+{
+    const spla_keep_computed<T, I> keep{colptr, mask, mask_js, mask_mode, y, accum, flags, Add::template identity<T>()};
+    spla_compact<I>(keep, ncols, list, count);
+}
+
+// keep(i) of spla_input_worklist: u[i] is not ADD's identity (it contributes).
+template <class T>
+struct spla_keep_live {
+    const T* u;
+    T ident;
+    SPLA_DEV bool operator()(long long i) const { return spla_ld(u + i) != ident; }
+};
+
+template <class Add, class T, class I>
+__global__ void spla_input_worklist(const T* __restrict__ u, long long nin, I* __restrict__ list,
+                                    unsigned long long* __restrict__ count)
+{
+    const spla_keep_live<T> keep{u, Add::template identity<T>()};
+    spla_compact<I>(keep, nin, list, count);
+}
+
+// ================================================================================================
+// push -- the product from the input side (direction-optimising BFS's push; SuiteSparse's saxpy).
+//
+//   y[j] = ADD_{i : u[i] != identity} MUL(u[i], A[i, j]),  computed by walking, for every input i
+//   whose u[i] is not ADD's identity, the outputs j it reaches and ADD-ing MUL(u[i], A[i, j]) into
+//   t[j] with ADD's atomic (spla_atomic_update: idempotent monoids peek first).
+//
+// R is the INPUT-side CSC: column i of R lists the outputs j reached from input i (R = A^T for vxm,
+// A itself when A is symmetric; R = A for mxv).  The work is the arcs leaving the inputs that are not
+// the identity, not the arcs entering the computed outputs as in scCSC / veCSC / scCOOC: cheap when u
+// is sparse (a small BFS frontier), wasteful when it is dense.  Masks are tested per arc (one byte
+// gathered at j), so masked-out outputs receive nothing; the backend merges t into out afterwards
+// unless out can take the atomics directly (see gpu.py).
+//
+// k == 1: a group of G lanes owns input i (list[q] for q < *count in worklist mode, the non-identity
+//   inputs compacted by spla_input_worklist; else grid-stride over all nin inputs).  The group reads
+//   x = u[i] and leaves when it is the identity, or when the column is long (more than long_len > 0
+//   entries: spla_push_long_chunks walks it); lane g walks entries start + g, + G, ... (coalesced
+//   rowidx), tests the mask of j and updates t[j] (spla_push_entries: four entries per lane per
+//   iteration, their index and mask loads issued before the atomics, so a lane keeps four chains in
+//   flight instead of one).  No shuffles: lanes never exchange values.
+// k > 1:  a group of G lanes owns input i; lane g owns components c = g, g + G, ... < k and, for each
+//   owned c whose x = u[i, c] is not the identity, walks the column and updates t[j, c] where
+//   computed (mask[j * mask_js + c * mask_cs]).  long_len is ignored (0) for blocks.
+//   colptr (nin+1,) I; rowidx (nnz,) I (output indices); vals (nnz,) T; u (nin*k,) T; t (nout*k,) T
+//   holding ADD's identity beforehand (or y itself when ADD is the accumulator); list (nin,) I and
+//   count (1,) unsigned long long, or null.
+// ================================================================================================
+// t[j] = ADD(t[j], MUL(x, a_p)) for the entries p = first, first + step, ... < end whose j = rowidx[p] is
+// computed (k == 1): unrolled by 4, loads first.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+SPLA_DEV void spla_push_entries(const I* __restrict__ rowidx, const T* __restrict__ vals, T x, T* __restrict__ t,
+                                const bool* __restrict__ mask, long long mask_js, int mask_mode, long long first,
+                                long long end, long long step)
+{
+    long long p = first;
+    for (; end - p > 3 * step; p += 4 * step) {
+        long long j[4];
+        spla_load4(rowidx, p, step, j);
+        bool comp[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) comp[q] = spla_computed(mask, mask_mode, j[q] * mask_js);
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            if (comp[q]) spla_atomic_update<Add, T>(t + j[q], Mul::op(x, spla_entry<T, PATTERN>(vals, p + q * step)));
+    }
+    for (; p < end; p += step) {
+        const long long j = (long long)spla_ld(rowidx + p);
+        if (spla_computed(mask, mask_mode, j * mask_js))
+            spla_atomic_update<Add, T>(t + j, Mul::op(x, spla_entry<T, PATTERN>(vals, p)));
+    }
+}
+
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_push(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+                          const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ t,
+                          const bool* __restrict__ mask, long long mask_js, long long mask_cs, int mask_mode,
+                          long long nin, long long k, int G, long long long_len,
+                          const I* __restrict__ list, const unsigned long long* __restrict__ count)
+{
+    const T ident = Add::template identity<T>();
+    const long long glane = (long long)(threadIdx.x & (unsigned int)(G - 1));
+    const long long groups = ((long long)gridDim.x * blockDim.x) / G;
+    const long long items = list != nullptr ? (long long)*count : nin;
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; q < items; q += groups) {
+        const long long i = list != nullptr ? (long long)spla_ld(list + q) : q;
+        if (k == 1) {
+            const T x = spla_ld(u + i);
+            if (x == ident) continue;  // group-uniform
+            const long long start = spla_ld(colptr + i), end = spla_ld(colptr + i + 1);
+            if (long_len > 0 && end - start > long_len) continue;
+            spla_push_entries<Add, Mul, T, I, PATTERN>(rowidx, vals, x, t, mask, mask_js, mask_mode, start + glane,
+                                                       end, (long long)G);
+            continue;
+        }
+        const long long start = spla_ld(colptr + i), end = spla_ld(colptr + i + 1);
+        for (long long c = glane; c < k; c += G) {
+            const T x = spla_ld(u + i * k + c);
+            if (x == ident) continue;
+            for (long long p = start; p < end; ++p) {
+                const long long j = (long long)spla_ld(rowidx + p);
+                if (spla_computed(mask, mask_mode, j * mask_js + c * mask_cs))
+                    spla_atomic_update<Add, T>(t + j * k + c, Mul::op(x, spla_entry<T, PATTERN>(vals, p)));
+            }
+        }
+    }
+}
+
+// spla_push_long_chunks (k == 1): the long input columns of spla_push, cut by the backend exactly as
+// veCSC's long columns (vecsc_long_split of R's colptr: chunks of at most CHUNK consecutive entries
+// [chunk_begin[q], chunk_end[q]) of column long_cols[chunk_col[q]]).  One warp per chunk (grid-stride
+// by global warp id: warp-uniform, every warp full): it reads x = u[i] of the chunk's input i and
+// leaves when x is the identity (nothing else read); lane l walks entries begin + l, + 32, ... and
+// updates t[j] where computed, as spla_push.
+//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_push_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
+                                      const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
+                                      const I* __restrict__ rowidx, const T* __restrict__ vals,
+                                      const T* __restrict__ u, T* __restrict__ t,
+                                      const bool* __restrict__ mask, long long mask_js, int mask_mode,
+                                      long long nchunks)
+{
+    const T ident = Add::template identity<T>();
+    const long long lane = (long long)(threadIdx.x & 31u);
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < nchunks; q += nwarps) {
+        const long long i = (long long)spla_ld(long_cols + spla_ld(chunk_col + q));
+        const T x = spla_ld(u + i);
+        if (x == ident) continue;  // warp-uniform
+        const long long begin = (long long)spla_ld(chunk_begin + q), end = (long long)spla_ld(chunk_end + q);
+        spla_push_entries<Add, Mul, T, I, PATTERN>(rowidx, vals, x, t, mask, mask_js, mask_mode, begin + lane, end,
+                                                   32LL);
     }
 }
 
