@@ -658,14 +658,15 @@ class _SingleSource:
 
     def learn(self, levels, fwd, bwd, rescaled, scored):
         """After a level-by-level run: make it the plan (the first, or deeper than the plan), and when
-        ``scored`` (a plan could have run it) count the plan a hit or a miss on this source."""
+        ``scored`` (a plan could have run it) and the levels' arcs were measured (``directions``) count
+        the plan a hit or a miss on this source."""
         depth = len(levels) - 1
         if rescaled or depth > SPECULATIVE_MAX_DEPTH or not self.speculate:
             return
         if self.plan is None or depth > self.plan.depth:
             self.use_plan(_Plan(fwd, bwd))
             return
-        if not scored or self.kernel != "auto":  # a requested kernel runs every level whatever the plan
+        if not scored or not self.directions:  # one kernel each way at every level: nothing to score
             return
         out_arcs = [lv[1] for lv in levels]
         in_arcs = [lv[2] for lv in levels]

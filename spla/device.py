@@ -101,9 +101,10 @@ def to_device(x, device: str):
 
 #: CuPy arrays of this many bytes or more (up to PINNED_MAX) come back through page-locked host memory
 #: (CuPy's pinned memory pool): the copy runs at the link's speed instead of through the driver's
-#: staging buffers (an algorithm's (n,) result of 8 MB: about 1 ms pageable).
+#: staging buffers (an algorithm's (n,) result of 8 MB: about 1 ms pageable).  The pool keeps what it
+#: pinned, so larger one-off copies (a matrix's index arrays) go the pageable way.
 PINNED_MIN = 1 << 16
-PINNED_MAX = 1 << 28
+PINNED_MAX = 1 << 26
 
 
 def to_numpy(x):

@@ -235,6 +235,7 @@ def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
     from algorithms import betweenness as bc
 
     monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 2)
+    monkeypatch.setattr(spla.selection, "PUSH_FIXED_ARCS", 0.0)  # levels choose push or pull even on a small graph
     G = nx.path_graph(40)
     G.add_edges_from([(5, 40), (40, 41), (41, 7), (12, 42)])  # a second shortest path, a pendant
     A = spla.Matrix.from_networkx(G, device=device)
@@ -258,13 +259,14 @@ def test_single_source_plan_stops_after_misses(device, monkeypatch):
 
     monkeypatch.setattr(bc, "SPECULATIVE_WASTE", -1.0)  # every scored plan misses
     monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 1)
+    monkeypatch.setattr(spla.selection, "PUSH_FIXED_ARCS", 0.0)  # the levels' arcs are measured and scored
     G = nx.barabasi_albert_graph(60, 2, seed=3)
     A = spla.Matrix.from_networkx(G, device=device)
     ws = bc._single_source_workspace(A, "auto")
     for s in range(8):
         got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1)
         np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
-    assert ws.misses == bc.SPECULATIVE_MISSES and not ws.speculate
+    assert ws.directions and ws.misses == bc.SPECULATIVE_MISSES and not ws.speculate
 
 
 def test_single_source_plan_never_covers_rescaled_sigma(device):

@@ -150,8 +150,10 @@ def test_choose_kernel_direction(monkeypatch):
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
     m = hub.nnz
     # a small graph: push's fixed cost exceeds any pull
+    assert not selection.may_push(hub)
     assert spla.choose_kernel(hub, masked=True, push_arcs=0, pull_arcs=m)[0] != "push"
     monkeypatch.setattr(selection, "PUSH_FIXED_ARCS", 0.0)
+    assert selection.may_push(hub)
     name, reason = spla.choose_kernel(hub, masked=True, push_arcs=3, pull_arcs=m)
     assert name == "push" and reason.startswith("push:")
     assert selection.direction_cost(hub, "push", 3, m) == 6.0

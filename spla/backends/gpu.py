@@ -68,7 +68,8 @@ PUSH_CHUNK = 512
 #: it wastes time in proportion to the waves of threads the walk needs; the worklist costs two
 #: more graph nodes and two more dependent loads per column (measured +5-12 µs per product on an
 #: H100).  "auto": the worklist when the walk would need at least WORKLIST_MIN_WAVES full waves of
-#: the device (ncols * G threads, G = 1 for scCSC); True: always; False: never (benchmarks).
+#: the device (ncols * G threads, G = 1 for scCSC); True: always; False: never (benchmarks).  The same
+#: switch and rule decide push's input worklist (nin * G threads).
 MASK_WORKLIST = "auto"
 WORKLIST_MIN_WAVES = 6
 WORKLIST_PER = 16  # columns per thread of spla_mask_worklist (SPLA_WORKLIST_PER in spmv.cuh)
@@ -433,16 +434,25 @@ def _input_worklist(cp, funcs, u, nin, index_dtype):
     return worklist, count
 
 
-def _atomic_target(cp, sr, dtype, y, out, mask, accum, replace, out_shape):
+def _adds_into_y(add, flags, mode, accum, replace):
+    """When atomic ADDs straight into y give the output semantics: (becomes, adds).
+
+    becomes: every output becomes the result or the identity (a fresh output; or no accum with no
+    mask or replace), so y may be set to the identity first and ADDed into; adds: that, or accum is
+    the monoid ``add`` itself and nothing is replaced (out = ADD(out, result) where computed is what
+    the atomics do).  Otherwise an atomic kernel needs a buffer and the merge."""
+    becomes = bool(flags & FRESH) or (accum is None and (mode == MASK_NONE or replace))
+    return becomes, becomes or (accum is not None and accum == SAME_ACCUM.get(add) and not replace)
+
+
+def _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape):
     """The buffer an atomic kernel (scCOOC, push) ADDs into, and whether spla_merge must then combine it
-    into y: y itself, filled with the identity, when every output becomes the result or the identity
-    (no out; or no accum and no mask or replace); y itself, unfilled, when accum is the monoid and
-    nothing is replaced (out = ADD(out, t) where computed is what the atomics do); else a new buffer."""
+    into y: y itself, filled with the identity or as it is (:func:`_adds_into_y`), else a new buffer."""
     ident = sr.add.identity(dtype)
-    if out is None or (accum is None and (mask is None or replace)):
+    becomes, adds = _adds_into_y(sr.add.name, flags, mode, accum, replace)
+    if becomes:
         y.fill(ident)
-        return y, False
-    if accum is not None and accum == SAME_ACCUM.get(sr.add.name) and not replace:
+    if adds:
         return y, False
     return cp.full(out_shape, ident, dtype=dtype), True
 
@@ -568,11 +578,10 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 split = _vecsc_long(cp, A, colptr, group) if _supports_cached("scCOOC", sr, dtype)[0] else None
                 vec4 = i32(1 if VECSC_VEC4 else 0)
                 long_len = i64(split["long_len"] if split is not None else 0)
-                # the chunks ADD straight into y when y[j] becomes the result (fresh; no accum with no mask
-                # or replace: the main kernel stores the identity first) or ADD(y[j], result)
-                becomes = bool(flags & FRESH) or (accum is None and (mode == MASK_NONE or replace))
-                direct = split is not None and (becomes or (accum is not None and accum == SAME_ACCUM.get(add)
-                                                            and not replace))
+                # the chunks ADD straight into y when y[j] becomes the result (the main kernel stores the
+                # identity first) or ADD(y[j], result)
+                becomes, adds = _adds_into_y(add, flags, mode, accum, replace)
+                direct = split is not None and adds
                 funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
                                                     i64(ncols), i32(group), acc, i32(flags), long_len,
                                                     i32(1 if direct and becomes else 0), vec4, worklist, count))
@@ -593,7 +602,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                                           i32(flags)))
         elif kernel == "scCOOC":  # atomics into a buffer holding the identity, then merge into out if needed
             nnz = int(A.nnz)
-            t, merge = _atomic_target(cp, sr, dtype, y, out, mask, accum, replace, out_shape)
+            t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
             grid = _grid(nnz * k)
             if nnz:
                 funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
@@ -603,7 +612,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         else:  # push: walk the input side R = A.T, atomics as scCOOC
             R = A.T
             nin = int(R.shape[1])
-            t, merge = _atomic_target(cp, sr, dtype, y, out, mask, accum, replace, out_shape)
+            t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
             group = vecsc_group_size(R, k)
             grid = _grid(nin * group)
             split = _vecsc_long(cp, R, R.colptr, group, PUSH_LONG, PUSH_CHUNK) if k == 1 else None
