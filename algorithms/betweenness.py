@@ -24,6 +24,18 @@ source, by a power of two e_d that brings it into [0.5, 1): the scaling is exact
 since δ only needs ratios σ_v/σ_w between consecutive levels, δ(v) = σ̃(v) · 2^-e_d · t(v).  The
 results carry float64's relative precision however large σ grows.
 
+Sparse frontiers (``frontier="sparse"``, chosen by "auto" for graphs of many BFS levels: meshes,
+road networks): the same sweeps over a level-structured block (``spla.frontier``), where a queue
+lists each level's (vertex, source) entries and every level costs its entries' arcs instead of
+O(n·k) dense vector work:
+
+    forward:   σ̃'<¬reached ∪ level == d+1> += σ̃<frontier_d> +.first A          (push, queues level d+1)
+    backward:  coeff = 1/σ̃;  for d = D-1 .. 1:
+               t<frontier_d> = 2^-e_{d+1} (A +.second coeff<level == d+1>);  δ = t·σ̃;  coeff += t
+
+Blocks of sources are ordered so that each lies close together (a BFS from seeds, nearest seed
+first), which keeps a level's entries on few vertices.
+
 One source at a time (``batch_size=1``, TurboBC's own setting) is direction-optimised:
 each level's product pushes from the frontier (``kernel="push"``: the arcs leaving the level)
 or pulls into the unreached vertices (the arcs entering them), whichever
@@ -35,7 +47,7 @@ per source, checked afterwards (:class:`_SingleSource`).
 Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loops are
 ignored, parallel arcs count once — networkx's unweighted (weight=None) semantics.
 Memory: the matrix (n + 1 + m words, twice for a directed graph, which also needs A.T)
-plus about 64 bytes per vertex per source of the batch.
+plus about 64 bytes per vertex per source of the batch (40 with sparse frontiers).
 """
 
 from __future__ import annotations
@@ -55,10 +67,19 @@ log = logging.getLogger("spla")
 
 BYTES_PER_VERTEX_SOURCE = 64  # σ, δ (f64), frontier, temporaries, level (int32), masks
 RESCALE_ABOVE = 2.0 ** 512  # a level whose largest σ exceeds this is rescaled into [0.5, 1)
+BYTES_PER_ENTRY_SPARSE = 40  # sparse frontiers: (σ̃ or coeff, level) and δ (f64), queue (int32), temporaries
+LEVELS_PER_READ = 8  # sparse frontiers: BFS levels enqueued per read of their counts
+#: Largest block of the sparse-frontier path ("auto" batch): beyond it a level's entries no longer
+#: fit the L2 cache and the launches per level are already amortised (measured, docs/benchmarks.md).
+SPARSE_MAX_BATCH = 512
+#: frontier="auto" takes the sparse path when depth · n > SPARSE_DEPTH_ARCS · arcs, the depth
+#: being a BFS's from the first source: the dense path's vector work per source is O(depth · n),
+#: the sparse path's O(arcs) (calibrated on the H100, docs/benchmarks.md).
+SPARSE_DEPTH_ARCS = 2.0
 
 
 def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=True, endpoints=False,
-                           batch_size="auto", device=None, kernel="auto", progress=None):
+                           batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None):
     """Shortest-path betweenness centrality of every vertex (networkx semantics and defaults).
 
     Parameters
@@ -81,6 +102,12 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         block from free device memory.  Running out of memory halves the block.
     device, kernel : where to run and which product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push");
         with batch_size=1, "auto" chooses push or pull at every BFS level.
+    frontier : "auto", "dense" or "sparse"
+        How a block of sources holds its BFS frontiers.  "dense": (n, k) blocks and one masked
+        product per level, whose vector work is O(n·k) per level; "sparse": the frontier as a
+        list of (vertex, source) entries (``spla.frontier``), whose work is the frontier's arcs,
+        for graphs of many levels (meshes, road networks).  "auto" picks by the depth of a BFS
+        from the first source (see :func:`_use_sparse_frontier`).  Not used with batch_size=1.
     progress : callable(done, total), optional, called after each block.
 
     Returns
@@ -91,7 +118,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
     if sources is not None and endpoints:
         raise ValueError("endpoints=True cannot be combined with sources= (networkx's "
                          "betweenness_centrality_subset has no endpoints option)")
-    bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress)
+    bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress,
+              frontier=frontier)
     return to_numpy(_rescale(bc, n, normalized=normalized, directed=directed,
                              endpoints=endpoints and sources is None, sampled=sampled))
 
@@ -200,8 +228,10 @@ def _is_oom(exc) -> bool:
     return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
 
 
-def _run(M, src, *, endpoints, edges, batch_size, kernel, progress):
+def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="dense"):
     """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw), on M's device."""
+    if frontier not in ("auto", "dense", "sparse"):
+        raise ValueError(f"frontier must be 'auto', 'dense' or 'sparse', got {frontier!r}")
     P = pattern_of(M)
     n = P.shape[0]
     xp = P.xp
@@ -209,18 +239,26 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress):
     if nsrc == 0 or n == 0:
         return xp.zeros(P.nnz if edges else n, dtype=np.float64)
     acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
+    sparse = not edges and batch_size != 1 and (
+        frontier == "sparse" or (frontier == "auto" and _use_sparse_frontier(P, int(src[0]))))
     if batch_size == "auto":
-        kb = _auto_batch(P, nsrc)
+        kb = _auto_batch_sparse(P, nsrc) if sparse else _auto_batch(P, nsrc)
     elif isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool) and batch_size >= 1:
         kb = int(min(batch_size, nsrc))
     else:
         raise ValueError(f"batch_size must be 'auto' or a positive integer, got {batch_size!r}")
+    if sparse and kb < nsrc:
+        src = _locality_order(P, src, kb)
     done = 0
     while done < nsrc:
         block = src[done:done + kb]
         try:
-            if len(block) == 1 and not edges:
+            if len(block) == 1 and not edges and not sparse:
                 acc = _single_source(P, int(block[0]), acc, endpoints=endpoints, kernel=kernel)
+            elif sparse:
+                if acc is None:
+                    acc = xp.zeros(n, dtype=np.float64)
+                _block_sparse(P, block, acc, endpoints=endpoints)
             else:
                 if acc is None:
                     acc = xp.zeros(P.nnz if edges else n, dtype=np.float64)
@@ -230,7 +268,7 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress):
                 raise
             _free_pool(P)
             if kb == 1:
-                need = BYTES_PER_VERTEX_SOURCE * n + P.nbytes
+                need = (BYTES_PER_ENTRY_SPARSE if sparse else BYTES_PER_VERTEX_SOURCE) * n + P.nbytes
                 raise spla.DeviceMemoryError(
                     f"betweenness of one source needs about {need / 2**20:.1f} MiB of device memory "
                     f"(matrix {P.nbytes / 2**20:.1f} MiB + {BYTES_PER_VERTEX_SOURCE} bytes per vertex) "
@@ -324,6 +362,173 @@ def _block(P, block, acc, *, endpoints, edges, kernel):
         _add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc)
         return
     delta[s, c] = 0.0  # a source's own dependency is not betweenness
+    acc += delta.sum(axis=1)
+    if endpoints:
+        beyond = level > 0
+        acc += beyond.sum(axis=1)
+        acc[s] += beyond.sum(axis=0)
+
+
+# --------------------------------------------------------------------------- sparse frontiers
+def _auto_batch_sparse(M, nsrc):
+    n = max(M.shape[0], 1)
+    budget = int(0.5 * free_device_bytes(M))
+    kb = budget // (BYTES_PER_ENTRY_SPARSE * n)
+    return int(max(1, min(nsrc, kb, SPARSE_MAX_BATCH, max(1, (2 ** 31 - 1) // n))))
+
+
+def _locality_order(P, src, kb):
+    """``src`` reordered so that each block of ``kb`` consecutive sources lies close together.
+
+    Sparse frontiers cost memory traffic per (vertex, source) entry; sources that are near each
+    other reach a vertex at nearly the same depth, so a block of them keeps each level's entries on
+    few vertices (shared cache lines, a working set that fits the L2 cache).  Cells: a BFS from
+    ceil(|src| / kb) seeds drawn from ``src`` (fixed seed), each vertex labelled with its nearest
+    seed (ties: the lowest); sources sorted by (cell, distance to its seed).  Sources no seed
+    reaches sort last.  The order changes only the floating-point summation order of the result.
+    """
+    xp = P.xp
+    n = P.shape[0]
+    absent = np.iinfo(np.int64).max  # min's identity: "no label"
+    seeds = np.random.default_rng(0).choice(np.asarray(src), size=-(-len(src) // kb), replace=False)
+    label = xp.full(n, absent, dtype=np.int64)
+    label[xp.asarray(seeds)] = xp.arange(len(seeds), dtype=np.int64)
+    dist = xp.where(label != absent, 0, n).astype(np.int64)
+    reached = label != absent
+    frontier = label
+    d = 0
+    while True:
+        d += 1
+        # frontier<!reached, replace> = frontier min.first A       (a seed's label spreads one level)
+        frontier = spla.vxm(frontier, P, "min_first", mask=reached, complement=True)
+        new = frontier != absent
+        if not bool(new.any()):
+            break
+        label = xp.where(new, frontier, label)
+        dist = xp.where(new, d, dist)
+        reached |= new
+    s = xp.asarray(src)
+    order = to_numpy(xp.lexsort(xp.stack([dist[s], label[s]])))
+    return np.asarray(src)[order]
+
+
+class _Levels:
+    """A block's BFS levels on the device: the queue of (vertex, source) entries and its bookkeeping.
+
+    ``spla.frontier.push`` enqueues a level without reading anything back; :meth:`forward` enqueues
+    LEVELS_PER_READ levels, then reads their counts and largest σ̃ in one copy (a push past the last
+    level is empty).  Rescaling is checked per read: a level may grow σ̃ at most by the largest
+    in-degree (< 2^63), so LEVELS_PER_READ = 8 levels from below 2^512 stay below 2^1016.
+    """
+
+    def __init__(self, P, block, seeds):
+        xp = P.xp
+        self.P, self.xp, self.block = P, xp, block
+        n, kb = block.shape[:2]
+        self.queue = xp.empty(n * kb, dtype=spla.frontier.index_dtype(n, kb))
+        self.queue[:seeds.shape[0]] = seeds
+        self._grow(64)
+        self.count[0] = seeds.shape[0]
+        self.depth = None
+        self.exps = {}  # level d -> (k,) int32: σ̃_d = σ_d · 2^-(e_1 + ... + e_d), e_d = 0 when absent
+
+    def _grow(self, size):
+        xp, old = self.xp, getattr(self, "start", None)
+        start, count, top = (xp.zeros(size, dtype=np.int64), xp.zeros(size, dtype=np.uint64),
+                             xp.zeros(size, dtype=np.uint64))
+        if old is not None:
+            m = old.shape[0]
+            start[:m], count[:m], top[:m] = self.start, self.count, self.top
+        self.start, self.count, self.top = start, count, top
+
+    def forward(self):
+        """Run the BFS to its end: σ̃ and levels in the block; returns the depth (deepest level)."""
+        d = 0
+        while True:
+            if d + LEVELS_PER_READ + 1 >= self.start.shape[0]:
+                self._grow(2 * (d + LEVELS_PER_READ + 1))
+            for j in range(d, d + LEVELS_PER_READ):
+                # σ̃'<¬reached ∪ level == j+1> += σ̃<frontier_j> +.first A     (frontier_{j+1} queued)
+                spla.frontier.push(self.P, self.queue, j, self.block, self.start, self.count, self.top)
+            got = to_numpy(self.xp.concatenate([self.count[d + 1:d + LEVELS_PER_READ + 1],
+                                                self.top[d:d + LEVELS_PER_READ]]))
+            counts, tops = got[:LEVELS_PER_READ], got[LEVELS_PER_READ:].view(np.float64)
+            if tops.max() > RESCALE_ABOVE:
+                self.exps[d] = _rescale_from(self.xp, self.block, d)
+            empty = np.flatnonzero(counts == 0)
+            if empty.size:
+                self.depth = d + int(empty[0])
+                return self.depth
+            d += LEVELS_PER_READ
+
+
+def _rescale_from(xp, block, d):
+    """Scale σ̃ of every level >= d by 2^-e per source, e bringing its largest there into [0.5, 1).
+
+    Called when a level read back held a σ̃ above RESCALE_ABOVE (rare: every few hundred levels
+    of a grid); dense passes over the block.  Scaling a source's levels d, d+1, ... alike keeps
+    each level's σ̃ the sum of its parents', so only the step into level d carries the factor.
+    Returns e (k,) int32 on the device.
+    """
+    value, level = block[..., 0], block[..., 1]
+    later = level >= d
+    top = xp.where(later, value, 0.0).max(axis=0)
+    e = xp.where(top > RESCALE_ABOVE, xp.frexp(top)[1], 0).astype(np.int32)
+    value[...] = xp.where(later, xp.ldexp(value, -e[None, :]), value)
+    return e
+
+
+def _bfs_depth(P, s):
+    """The number of BFS levels below source s (its eccentricity within its reach)."""
+    xp = P.xp
+    block = xp.zeros((P.shape[0], 1, 2), dtype=np.float64)
+    block[..., 1] = -1.0
+    block[s, 0, 0] = 1.0
+    block[s, 0, 1] = 0.0
+    return _Levels(P, block, xp.asarray([s], dtype=spla.frontier.index_dtype(P.shape[0], 1))).forward()
+
+
+def _use_sparse_frontier(P, s):
+    """frontier="auto": whether a block's BFS levels outnumber what the dense path amortises."""
+    depth = _bfs_depth(P, s)
+    use = depth * P.shape[0] > SPARSE_DEPTH_ARCS * max(P.nnz, 1)
+    log.debug("betweenness: BFS depth %d from source %d, n=%d, arcs=%d -> %s frontiers",
+              depth, s, P.shape[0], P.nnz, "sparse" if use else "dense")
+    return use
+
+
+# 1/σ̃ where reached (the backward sweep's coefficients), 0 elsewhere
+_reciprocal_reached = spla.fuse(lambda xp: lambda value, level: xp.where(level >= 0, 1.0 / xp.where(
+    level >= 0, value, 1.0), 0.0), name="bc_reciprocal_reached")
+
+
+def _block_sparse(P, block_src, acc, *, endpoints):
+    """Add one block of sources' dependencies into ``acc`` (n,), frontiers held sparse.
+
+    The (n, k) block is one (n, k, 2) array of (value, level) per entry (``spla.frontier``); a
+    queue lists the entries level by level, so each level costs its frontier's arcs, not n·k.
+    Forward: σ̃ by pushes.  Backward: the values become coeff = 1/σ̃ (+ T = δ/σ̃ once known) and one
+    pull per level, deepest first, writes δ = T·σ̃ into a dense (n, k) array.  Host traffic: one
+    read of counts and largest σ̃ per 8 levels, nothing in the backward sweep.
+    """
+    xp = P.xp
+    n = P.shape[0]
+    kb = len(block_src)
+    block = xp.zeros((n, kb, 2), dtype=np.float64)
+    block[..., 1] = -1.0
+    s = xp.asarray(block_src, dtype=np.int64)
+    c = xp.arange(kb, dtype=np.int64)
+    block[s, c, 0] = 1.0
+    block[s, c, 1] = 0.0
+    levels = _Levels(P, block, (s * kb + c).astype(spla.frontier.index_dtype(n, kb)))
+    depth = levels.forward()
+    value, level = block[..., 0], block[..., 1]
+    value[...] = _reciprocal_reached(value, level)  # coeff = 1/σ̃
+    delta = xp.zeros((n, kb), dtype=np.float64)  # 0 at the deepest level, the sources and unreached
+    for d in range(depth - 1, 0, -1):
+        # δ<frontier_d> = 2^-e_{d+1} (A +.second coeff<level == d+1>) / coeff;  coeff<frontier_d> += δ/σ̃
+        spla.frontier.pull(P, levels.queue, d, block, levels.start, levels.count, delta,
+                           scale=levels.exps.get(d + 1), feed=True, divide=True)
     acc += delta.sum(axis=1)
     if endpoints:
         beyond = level > 0

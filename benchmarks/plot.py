@@ -73,13 +73,12 @@ def _load(paths: list[Path]) -> dict[str, dict]:
 
 
 def default_inputs() -> list[Path]:
-    """The newest results JSON of every device folder under benchmarks/results."""
+    """Every results JSON of every device folder under benchmarks/results, oldest first: merged by
+    :func:`_load`, each section shows its newest run."""
     out = []
     if RESULTS_DIR.is_dir():
         for d in sorted(RESULTS_DIR.iterdir()):
-            files = sorted(d.glob("*.json"))
-            if files:
-                out.append(files[-1])
+            out.extend(sorted(d.glob("*.json")))
     return out
 
 
@@ -244,7 +243,7 @@ def update_markdown(md_path: Path, body: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plot", description=__doc__.splitlines()[0])
-    p.add_argument("results", nargs="*", type=Path, help="results JSON files (default: newest per device)")
+    p.add_argument("results", nargs="*", type=Path, help="results JSON files (default: every file of every device, newest section wins)")
     p.add_argument("--docs", type=Path, default=REPO / "docs", help="docs folder (default: <repo>/docs)")
     p.add_argument("--no-plots", action="store_true", help="only regenerate the tables")
     args = p.parse_args(argv)

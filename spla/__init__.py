@@ -9,7 +9,7 @@ Layers: ``algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, selection)
 backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels).
 """
 
-from . import bits, semirings
+from . import bits, frontier, semirings
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
@@ -32,7 +32,7 @@ from .selection import choose_kernel, scale_free_metric
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "vxm", "mxv", "semirings", "bits", "KERNELS", "fuse", "Replay", "choose_kernel", "scale_free_metric", "gpu_available",
+    "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel", "scale_free_metric", "gpu_available",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
 ]

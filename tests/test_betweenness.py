@@ -52,11 +52,21 @@ def test_named_graphs_edge_bc(name, device):
         assert_edge_bc_equal(E, nx.edge_betweenness_centrality(G, normalized=normalized), G)
 
 
+@pytest.mark.parametrize("name", sorted(NAMED))
+@pytest.mark.parametrize("opts", [{}, {"endpoints": True, "normalized": False}, {"batch_size": 3}])
+def test_named_graphs_sparse_frontiers(name, opts, device):
+    G = NAMED[name]
+    got = betweenness_centrality(G, device=device, frontier="sparse", **opts)
+    ref = {k: v for k, v in opts.items() if k != "batch_size"}
+    np.testing.assert_allclose(got, as_array(nx.betweenness_centrality(G, **ref), G), rtol=RTOL, atol=1e-12)
+
+
 @settings(max_examples=60, deadline=None)
 @given(G=graphs(max_nodes=14), normalized=st.booleans(), endpoints=st.booleans(),
-       batch=st.sampled_from(["auto", 1, 2, 5]))
-def test_random_graphs_match_networkx(G, normalized, endpoints, batch):
-    got = betweenness_centrality(G, normalized=normalized, endpoints=endpoints, batch_size=batch, device="cpu")
+       batch=st.sampled_from(["auto", 1, 2, 5]), frontier=st.sampled_from(["auto", "dense", "sparse"]))
+def test_random_graphs_match_networkx(G, normalized, endpoints, batch, frontier):
+    got = betweenness_centrality(G, normalized=normalized, endpoints=endpoints, batch_size=batch, device="cpu",
+                                 frontier=frontier)
     ref = as_array(nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints), G)
     np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
 
@@ -85,7 +95,8 @@ def test_subset_sources_match_networkx(G, data):
     nodes = list(G)
     S = data.draw(st.lists(st.sampled_from(nodes), unique=True, max_size=len(nodes)), label="sources")
     normalized = data.draw(st.booleans(), label="normalized")
-    got = betweenness_centrality(G, sources=S, normalized=normalized, device="cpu")
+    frontier = data.draw(st.sampled_from(["dense", "sparse"]), label="frontier")
+    got = betweenness_centrality(G, sources=S, normalized=normalized, device="cpu", frontier=frontier)
     ref = as_array(nx.betweenness_centrality_subset(G, S, nodes, normalized=normalized), G)
     np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
 
@@ -156,6 +167,8 @@ def test_bad_arguments():
         betweenness_centrality(G, sources=[0], endpoints=True)
     with pytest.raises(spla.UnknownNameError, match="kernel"):
         betweenness_centrality(G, kernel="fast")
+    with pytest.raises(ValueError, match="frontier must be 'auto', 'dense' or 'sparse', got 'thin'"):
+        betweenness_centrality(G, frontier="thin")
 
 
 # ---------------------------------------------------------------- exactness far past 2^53
@@ -195,11 +208,13 @@ def exact_brandes(G, sources):
     return bc
 
 
-@pytest.mark.parametrize("batch_size", ["auto", 1])
-def test_diamond_chain_past_float64_range(device, batch_size):
+@pytest.mark.parametrize("batch_size, frontier", [("auto", "dense"), (1, "dense"), ("auto", "sparse"),
+                                                   (3, "sparse")])
+def test_diamond_chain_past_float64_range(device, batch_size, frontier):
     G = diamond_chain(1100)  # 2^1100 shortest paths end to end: beyond float64's 1.8e308
     sources = [0, 1, 1650, 3300]
-    got = betweenness_centrality(G, sources=sources, normalized=False, device=device, batch_size=batch_size)
+    got = betweenness_centrality(G, sources=sources, normalized=False, device=device, batch_size=batch_size,
+                                 frontier=frontier)
     exact = exact_brandes(G, sources)
     ref = np.array([float(exact[v] / 2) for v in G])  # undirected: networkx halves
     np.testing.assert_allclose(got, ref, rtol=1e-9)
@@ -280,3 +295,48 @@ def test_single_source_plan_never_covers_rescaled_sigma(device):
         got = betweenness_centrality(A, sources=[nodes.index(s)], normalized=False, batch_size=1)
         if s == nodes[0]:
             np.testing.assert_allclose(got, [float(exact[v] / 2) for v in G], rtol=1e-9)
+
+
+# ---------------------------------------------------------------- sparse frontiers (spla.frontier)
+def test_frontier_auto_rule():
+    from algorithms import betweenness as bmod
+
+    grid = spla.Matrix.from_networkx(nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30)), device="cpu")
+    assert bmod._bfs_depth(grid, 0) == 58
+    assert bmod._use_sparse_frontier(grid, 0)  # 58 levels x 900 vertices > 2 x 3480 arcs
+    dense = spla.Matrix.from_networkx(nx.complete_graph(30), device="cpu")
+    assert bmod._bfs_depth(dense, 3) == 1
+    assert not bmod._use_sparse_frontier(dense, 3)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_sparse_frontiers_equal_dense_blocks_on_meshes(device, directed):
+    """A few hundred sources of a 2-D mesh with random extra arcs: many entries per level and source."""
+    rng = np.random.default_rng(5)
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(25, 40))
+    G = G.to_directed() if directed else G
+    G.add_edges_from(rng.integers(0, len(G), size=(60, 2)).tolist())
+    if directed:
+        G.remove_edges_from(list(G.edges)[::7])
+    A = spla.Matrix.from_networkx(G, device=device)
+    S = list(range(0, len(G), 3))
+    want = betweenness_centrality(A, sources=S, frontier="dense", normalized=False)
+    for batch in ("auto", 37):
+        got = betweenness_centrality(A, sources=S, frontier="sparse", normalized=False, batch_size=batch)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    ref = as_array(nx.betweenness_centrality_subset(G, S, list(G), normalized=False), G)
+    np.testing.assert_allclose(want, ref, rtol=1e-9, atol=1e-9)
+
+
+def test_locality_order_is_a_permutation_of_near_sources(device):
+    from algorithms import betweenness as bmod
+
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(40, 40))
+    G.add_nodes_from(range(1600, 1610))  # isolated vertices: no seed reaches them
+    A = spla.Matrix.from_networkx(G, device=device)
+    src = np.arange(1610)
+    order = bmod._locality_order(A, src, 100)
+    assert sorted(order.tolist()) == src.tolist()
+    rows, cols = np.divmod(order[:1600], 40)
+    spans = [np.ptp(rows[i:i + 100]) + np.ptp(cols[i:i + 100]) for i in range(0, 1500, 100)]
+    assert np.median(spans) < 40  # a block of 100 consecutive ids spans 2 rows x 40 columns = 42

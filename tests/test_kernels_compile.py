@@ -50,7 +50,8 @@ POPCOUNT_NAMES = [f"spla_popcount_check<{t}>" for t in ("int", "unsigned int", "
 
 def _translation_unit(names):
     """A .cu that includes the kernel headers and takes the address of every instantiation."""
-    lines = [f'#include "{gpu.SPMV_SOURCE}"', f'#include "{gpu.BITS_SOURCE}"', POPCOUNT_CHECK,
+    lines = [f'#include "{gpu.SPMV_SOURCE}"', f'#include "{gpu.BITS_SOURCE}"', f'#include "{gpu.FRONTIER_SOURCE}"',
+             POPCOUNT_CHECK,
              "extern void* const spla_instances[];", "void* const spla_instances[] = {"]
     lines += [f"    (void*)&{n}," for n in names]
     lines.append("};")
@@ -73,7 +74,7 @@ def _compile_all(tmp_path, jobs):
 
 
 def test_headers_are_nvrtc_compatible():
-    for path in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE):
+    for path in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE):
         code = re.sub(r"//[^\n]*", "", path.read_text())  # drop comments
         assert not re.search(r"^\s*#\s*include", code, re.M), f"{path.name}: NVRTC has no standard headers"
         for forbidden in ("std::", "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "printf"):
@@ -115,7 +116,9 @@ def test_nvcc_compiles_every_instantiation(tmp_path):
     rest = sorted(set(names) - set(full))
     cross = sorted(set(_cross_product_names()) - set(names))
     nchunks = max(1, min(4, os.cpu_count() or 1))
-    jobs = [(full + POPCOUNT_NAMES, ["-c"])] + [(rest[i::nchunks], ["-ptx"]) for i in range(nchunks)]
+    frontier = [name for q in (np.int32, np.int64) for i in (np.int32, np.int64)
+                for name in gpu.frontier_name_expressions(q, i).values()]
+    jobs = [(full + POPCOUNT_NAMES + frontier, ["-c"])] + [(rest[i::nchunks], ["-ptx"]) for i in range(nchunks)]
     jobs.append((cross, ["-ptx"]))
     failures = [f"$ {' '.join(cmd)}\n{out}" for cmd, rc, out in _compile_all(tmp_path, jobs) if rc != 0]
     assert not failures, "nvcc failed:\n" + "\n".join(failures)[-20000:]
@@ -188,3 +191,6 @@ def test_nvrtc_compiles_sample_modules():
     lowered = _nvrtc_compile(lib, gpu.BITS_SOURCE.read_text(),
                              ["spla_weighted_rowsum<true>", "spla_weighted_rowsum<false>"])
     assert len(set(lowered.values())) == 2
+    names = list(gpu.frontier_name_expressions(np.int32, np.int32).values())
+    lowered = _nvrtc_compile(lib, gpu.FRONTIER_SOURCE.read_text(), names)
+    assert len(set(lowered.values())) == len(names)

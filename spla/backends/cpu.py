@@ -188,3 +188,61 @@ def weighted_rowsum(X, weights=None):
         bits = ((X >> np.uint64(b)) & np.uint64(1)).astype(np.float64)
         out += bits @ wts[:, b]
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Level-structured sparse blocks (spla.frontier): vectorised over the frontier's arcs
+# ---------------------------------------------------------------------------------------------
+def _arc_positions_of(A, cols):
+    starts = A.colptr[cols].astype(np.int64)
+    counts = (A.colptr[cols + 1] - A.colptr[cols]).astype(np.int64)
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(cols.shape[0], dtype=np.int64), counts)
+    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return starts[owner] + offs, owner
+
+
+def _level_arcs(A, queue, depth, k, start, count):
+    """(entries q, owner of each arc (index into q), target flat index r) of level ``depth``'s arcs."""
+    lo = int(start[depth])
+    q = queue[lo:lo + int(count[depth])].astype(np.int64)
+    v, s = np.divmod(q, k)
+    out_csc = A.T  # column v of A^T lists the targets w of the arcs v -> w
+    pos, owner = _arc_positions_of(out_csc, v)
+    return q, owner, out_csc.rowidx[pos].astype(np.int64) * k + s[owner]
+
+
+def frontier_push(A, queue, depth, k, block, start, count, top):
+    """value'<¬reached ∪ level == depth+1> += frontier +.first A (see spla.frontier.push)."""
+    q, owner, r = _level_arcs(A, queue, depth, k, start, count)
+    flat = block.reshape(-1, 2)
+    base = int(start[depth]) + int(count[depth])
+    start[depth + 1] = base
+    if q.shape[0] == 0:
+        return
+    lr = flat[r, 1]
+    fresh = np.unique(r[lr == -1])
+    take = (lr == -1) | (lr == depth + 1)
+    queue[base:base + fresh.shape[0]] = fresh
+    count[depth + 1] += fresh.shape[0]
+    flat[fresh, 1] = depth + 1
+    x = flat[q, 0]
+    targets, where = np.unique(r[take], return_inverse=True)
+    flat[targets, 0] += np.bincount(where, weights=x[owner[take]], minlength=targets.shape[0])
+    top[depth] = np.float64(max(float(x.max()), 0.0)).view(np.uint64)
+
+
+def frontier_pull(A, queue, depth, k, block, start, count, out, scale, feed, divide):
+    """t<frontier> = 2^-scale ⊙ (A +.second value<level == depth+1>) (see spla.frontier.pull)."""
+    q, owner, r = _level_arcs(A, queue, depth, k, start, count)
+    if q.shape[0] == 0:
+        return
+    flat = block.reshape(-1, 2)
+    child = flat[r, 1] == depth + 1
+    t = np.bincount(owner[child], weights=flat[r[child], 0], minlength=q.shape[0])
+    if scale is not None:
+        t = np.ldexp(t, -scale[q % k])
+    mine = flat[q, 0]
+    out.reshape(-1)[q] = t / mine if divide else t
+    if feed:
+        flat[q, 0] = mine + t

@@ -701,3 +701,84 @@ def weighted_rowsum(X, weights=None):
             log.debug("gpu weighted_rowsum: n=%d W=%d weighted=%s grid=%d block=%d group=%d",
                       n, W, weighted, grid, BLOCK, G)
         return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Level-structured sparse blocks (spla.frontier)
+# ---------------------------------------------------------------------------------------------
+FRONTIER_SOURCE = KERNEL_DIR / "frontier.cuh"
+#: Lanes per frontier entry (a power of two <= 32); None: from the mean out-degree (frontier_group).
+FRONTIER_GROUP = None
+
+
+def frontier_group(mean_degree):
+    """Lanes per frontier entry: the power of two at most a quarter of the mean out-degree, in [1, 32].
+
+    A mesh (6 arcs per vertex) gets 1: its entries' few arcs are best walked by one lane each, the
+    parallelism coming from the level's many entries (delaunay_n16, H100: G = 1 and 2 equal, 4 8%
+    and 8 30% slower, docs/benchmarks.md).
+    """
+    if FRONTIER_GROUP is not None:
+        return int(FRONTIER_GROUP)
+    quarter = max(1.0, float(mean_degree) / 4.0)
+    return int(min(32, 1 << int(math.floor(math.log2(quarter)))))
+
+
+def frontier_name_expressions(qtype, itype):
+    """{key: name expression} of the frontier kernels for one (flat index, matrix index) type pair."""
+    q, i = INDEX_TYPES[np.dtype(qtype)], INDEX_TYPES[np.dtype(itype)]
+    names = {"push": f"spla_frontier_push<{q}, {i}>"}
+    for divide in (False, True):
+        for feed in (False, True):
+            names[("pull", divide, feed)] = (f"spla_frontier_pull<{q}, {i}, {str(divide).lower()}, "
+                                             f"{str(feed).lower()}>")
+    return names
+
+
+@functools.lru_cache(maxsize=None)
+def _frontier_module(qtype, itype, device_id):
+    cp = _cupy()
+    names = frontier_name_expressions(qtype, itype)
+    with cp.cuda.Device(device_id):
+        mod = cp.RawModule(code=_source(str(FRONTIER_SOURCE)), options=NVRTC_OPTIONS,
+                           name_expressions=list(names.values()))
+        return {key: mod.get_function(expr) for key, expr in names.items()}
+
+
+def _frontier_setup(A, queue):
+    """(out-arc CSC of A, its kernels, lanes per entry, grid) for a queue of A's device.
+
+    The grid is the device's resident blocks: a level's length is known only on the device, and the
+    kernels walk it grid-stride.
+    """
+    out_csc = A.T  # column v of A^T lists the targets w of the arcs v -> w
+    key = ("frontier_setup", np.dtype(queue.dtype).str, FRONTIER_GROUP)
+    got = A._cache.get(key)
+    if got is None:
+        G = frontier_group(out_csc.nnz / max(A.shape[0], 1))
+        funcs = _frontier_module(np.dtype(queue.dtype).str, np.dtype(out_csc.colptr.dtype).str, queue.device.id)
+        got = A._cache[key] = (out_csc, funcs, G, _resident_blocks(queue.device.id))
+    return got
+
+
+def frontier_push(A, queue, depth, k, block, start, count, top):
+    """value'<¬reached ∪ level == depth+1> += frontier +.first A: one launch, nothing read back."""
+    cp = _cupy()
+    with cp.cuda.Device(queue.device.id):
+        out_csc, funcs, G, grid = _frontier_setup(A, queue)
+        funcs["push"]((grid,), (BLOCK,), (out_csc.colptr, out_csc.rowidx, queue, np.uint64(queue.shape[0]),
+                                          np.int64(k), np.int32(depth), block, start, count, top, np.int32(G)))
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("gpu frontier push: level %d (k=%d, %d lanes per entry, grid %d)", depth, k, G, grid)
+
+
+def frontier_pull(A, queue, depth, k, block, start, count, out, scale, feed, divide):
+    """t<frontier> = 2^-scale ⊙ (A +.second value<level == depth+1>): one launch, nothing read back."""
+    cp = _cupy()
+    with cp.cuda.Device(queue.device.id):
+        out_csc, funcs, G, grid = _frontier_setup(A, queue)
+        funcs[("pull", divide, feed)]((grid,), (BLOCK,), (
+            out_csc.colptr, out_csc.rowidx, queue, np.int64(k), np.int32(depth), block, out,
+            scale if scale is not None else np.uint64(0), start, count, np.int32(G)))
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("gpu frontier pull: level %d (k=%d, %d lanes per entry, grid %d)", depth, k, G, grid)

@@ -1,0 +1,172 @@
+"""spla.frontier: push and pull over sparse (vertex, source) frontiers against a naive loop, on every device."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import spla
+from spla import device as _dev
+from spla import frontier
+from spla.testing import matrices, scaled, to_dense
+
+
+def out_arcs(A):
+    """{v: [w, ...]} for the arcs v -> w of A (A[v, w] stored, whatever its value)."""
+    present = to_dense(A)[1]
+    return {v: list(np.flatnonzero(present[v])) for v in range(A.shape[0])}
+
+
+def naive_push(arcs, entries, depth, k, values, level):
+    values, level, new = values.copy(), level.copy(), []
+    for q in entries:
+        v, s = divmod(int(q), k)
+        for w in arcs[v]:
+            r = w * k + s
+            if level[r] == -1:
+                level[r] = depth + 1
+                new.append(r)
+            if level[r] == depth + 1:
+                values[r] += values[q]
+    return values, level, sorted(new)
+
+
+def naive_pull(arcs, entries, depth, k, level, values, out, scale, feed, divide):
+    values, out = values.copy(), out.copy()
+    for q in entries:
+        v, s = divmod(int(q), k)
+        t = 0.0
+        for w in arcs[v]:
+            r = w * k + s
+            if level[r] == depth + 1:
+                t += values[r]
+        if scale is not None:
+            t = float(np.ldexp(t, -int(scale[s])))
+        out[q] = t / values[q] if divide else t
+        if feed:
+            values[q] += t
+    return values, out
+
+
+@st.composite
+def states(draw):
+    """(A, k, depth, level, values, entries, offset): a block in which push and pull are defined.
+
+    ``entries`` (the level's flat indices) sit in the queue at ``offset`` (levels before it)."""
+    A = draw(matrices(0, 10, square=True))
+    n = A.shape[0]
+    k = draw(st.integers(1, 5))
+    depth = draw(st.integers(0, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    level = rng.choice([-1, depth - 1, depth, depth + 1], size=n * k).astype(np.float64)
+    level[level < -1] = -1
+    values = rng.integers(1, 9, size=n * k) / 4.0
+    values[level == -1] = 0.0
+    at_depth = np.flatnonzero(level == depth)
+    entries = rng.permutation(at_depth)[: rng.integers(0, at_depth.size + 1)]
+    return A, k, depth, level, values, entries, int(rng.integers(0, 3))
+
+
+def device_state(state, device):
+    """(matrix, queue, block, start, count, top) on ``device`` for a drawn state."""
+    A, k, depth, level, values, entries, offset = state
+    n = A.shape[0]
+    qdt = frontier.index_dtype(n, k)
+    queue = np.full(n * k + offset + 1, -7, dtype=qdt)
+    queue[offset:offset + entries.size] = entries
+    start = np.zeros(depth + 3, dtype=np.int64)
+    count = np.zeros(depth + 3, dtype=np.uint64)
+    start[depth], count[depth] = offset, entries.size
+    block = np.stack([values, level], axis=1).reshape(n, k, 2)
+    on = lambda x: _dev.to_device(np.array(x, copy=True), device)  # noqa: E731
+    return A.to(device), on(queue), on(block), on(start), on(count), on(np.zeros(depth + 3, dtype=np.uint64))
+
+
+@settings(max_examples=scaled(60), deadline=None)
+@given(state=states())
+def test_push_matches_naive_loop(state, device):
+    A, k, depth, level, values, entries, offset = state
+    want_values, want_level, want_new = naive_push(out_arcs(A), entries, depth, k, values, level)
+    M, queue, block, start, count, top = device_state(state, device)
+    frontier.push(M, queue, depth, block, start, count, top)
+    start, count, top, queue, block = (_dev.to_numpy(x) for x in (start, count, top, queue, block))
+    base = offset + entries.size
+    assert start[depth + 1] == base
+    assert count[depth + 1] == len(want_new)
+    assert sorted(queue[base:base + len(want_new)].tolist()) == want_new
+    np.testing.assert_array_equal(block[..., 1].reshape(-1), want_level)
+    np.testing.assert_allclose(block[..., 0].reshape(-1), want_values, rtol=1e-15)
+    assert top[depth:depth + 1].view(np.float64)[0] == (float(values[entries].max()) if entries.size else 0.0)
+
+
+@settings(max_examples=scaled(60), deadline=None)
+@given(state=states(), feed=st.booleans(), divide=st.booleans(), scaled_=st.booleans(), data=st.data())
+def test_pull_matches_naive_loop(state, feed, divide, scaled_, data, device):
+    A, k, depth, level, values, entries, offset = state
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1), label="seed"))
+    out0 = rng.integers(-8, 9, size=values.size) / 8.0
+    scale = rng.integers(-3, 4, size=k).astype(np.int32) if scaled_ else None
+    want_values, want_out = naive_pull(out_arcs(A), entries, depth, k, level, values, out0, scale, feed, divide)
+    M, queue, block, start, count, _ = device_state(state, device)
+    out = _dev.to_device(out0.reshape(-1, k) if k else out0.reshape(0, 0), device)
+    sc = None if scale is None else _dev.to_device(scale, device)
+    frontier.pull(M, queue, depth, block, start, count, out, scale=sc, feed=feed, divide=divide)
+    block = _dev.to_numpy(block)
+    np.testing.assert_allclose(block[..., 0].reshape(-1), want_values, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(_dev.to_numpy(out).reshape(-1), want_out, rtol=1e-15, atol=0)
+
+
+def test_push_walks_long_rows_and_chains_levels(device):
+    """A hub with 3000 out-arcs, 2 sources at it, then a second push from the 6000 new entries: each
+    level's range is read on the device from the previous push."""
+    n, k = 3001, 2
+    A = spla.Matrix.from_edges(np.zeros(n - 1, dtype=np.int64), np.arange(1, n), n=n, directed=True, device=device)
+    xp = A.xp
+    block = xp.zeros((n, k, 2))
+    block[..., 1] = -1.0
+    block[0, :, 1] = 0.0
+    block[0, 0, 0], block[0, 1, 0] = 2.0, 3.0
+    queue = xp.zeros(n * k, dtype=np.int32)
+    queue[:k] = xp.arange(k)
+    start, count, top = xp.zeros(4, dtype=np.int64), xp.zeros(4, dtype=np.uint64), xp.zeros(4, dtype=np.uint64)
+    count[0] = k
+    frontier.push(A, queue, 0, block, start, count, top)
+    frontier.push(A, queue, 1, block, start, count, top)  # no out-arcs: an empty level 2
+    got = _dev.to_numpy(block)
+    np.testing.assert_array_equal(got[1:, :, 0], np.tile([2.0, 3.0], (n - 1, 1)))
+    np.testing.assert_array_equal(got[1:, :, 1], 1.0)
+    assert _dev.to_numpy(count).tolist() == [k, (n - 1) * k, 0, 0]
+    assert _dev.to_numpy(start).tolist()[:3] == [0, k, n * k]
+    assert _dev.to_numpy(top)[:2].view(np.float64).tolist() == [3.0, 3.0]
+    assert sorted(_dev.to_numpy(queue)[k:].tolist()) == list(range(k, n * k))
+
+
+def test_index_dtype():
+    assert frontier.index_dtype(10, 3) == np.int32
+    assert frontier.index_dtype(2 ** 16, 2 ** 15) == np.int64
+    assert frontier.index_dtype(2 ** 16, 2 ** 15 - 1) == np.int32
+
+
+def test_bad_arguments():
+    A = spla.Matrix.from_edges([0, 1], [1, 2], device="cpu")
+    block = np.zeros((3, 2, 2))
+    q = np.zeros(6, dtype=np.int32)
+    start, count, top = np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.uint64), np.zeros(3, dtype=np.uint64)
+    with pytest.raises(TypeError, match="spla.Matrix"):
+        frontier.push(A.to_scipy(), q, 0, block, start, count, top)
+    with pytest.raises(spla.DimensionMismatch, match="square"):
+        frontier.push(spla.Matrix.from_scipy(A.to_scipy()[:2], device="cpu"), q, 0, block, start, count, top)
+    with pytest.raises(spla.DimensionMismatch, match="block must be a C-contiguous \\(n, k, 2\\) array with n = 3"):
+        frontier.push(A, q, 0, np.zeros((3, 2)), start, count, top)
+    with pytest.raises(spla.DomainMismatch, match="block must have dtype float64"):
+        frontier.push(A, q, 0, block.astype(np.float32), start, count, top)
+    with pytest.raises(spla.DomainMismatch, match="queue must be a 1-D int32"):
+        frontier.push(A, q.astype(np.int64), 0, block, start, count, top)
+    with pytest.raises(spla.DomainMismatch, match="count must be a 1-D uint64"):
+        frontier.push(A, q, 0, block, start, count.astype(np.int64), top)
+    with pytest.raises(spla.DimensionMismatch, match="depth 1 needs start to hold at least 3 levels, it holds 2"):
+        frontier.push(A, q, 1, block, start[:2], count, top)
+    with pytest.raises(spla.DimensionMismatch, match="out must be a C-contiguous float64 array of shape \\(3, 2\\)"):
+        frontier.pull(A, q, 0, block, start, count, np.zeros((3, 3)))
+    with pytest.raises(spla.DomainMismatch, match="scale must be a \\(2,\\) int32"):
+        frontier.pull(A, q, 0, block, start, count, np.zeros((3, 2)), scale=np.zeros(3, dtype=np.int32))
