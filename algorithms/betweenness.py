@@ -107,7 +107,9 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         product per level, whose vector work is O(n·k) per level; "sparse": the frontier as a
         list of (vertex, source) entries (``spla.frontier``), whose work is the frontier's arcs,
         for graphs of many levels (meshes, road networks).  "auto" picks by the depth of a BFS
-        from the first source (see :func:`_use_sparse_frontier`).  Not used with batch_size=1.
+        from the first source (see :func:`_use_sparse_frontier`) when there are several sources.
+        Not used with batch_size=1, nor by "auto" for a single source (the direction-optimised
+        single-source path, whose levels push or pull a single vector).
     progress : callable(done, total), optional, called after each block.
 
     Returns
@@ -239,8 +241,9 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
     if nsrc == 0 or n == 0:
         return xp.zeros(P.nnz if edges else n, dtype=np.float64)
     acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
-    sparse = not edges and batch_size != 1 and (
-        frontier == "sparse" or (frontier == "auto" and _use_sparse_frontier(P, int(src[0]))))
+    # one source (or batch_size=1) stays on the direction-optimised single-source path
+    sparse = not edges and batch_size != 1 and (frontier == "sparse" or (
+        frontier == "auto" and nsrc > 1 and _use_sparse_frontier(P, int(src[0]))))
     if batch_size == "auto":
         kb = _auto_batch_sparse(P, nsrc) if sparse else _auto_batch(P, nsrc)
     elif isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool) and batch_size >= 1:

@@ -340,3 +340,16 @@ def test_locality_order_is_a_permutation_of_near_sources(device):
     rows, cols = np.divmod(order[:1600], 40)
     spans = [np.ptp(rows[i:i + 100]) + np.ptp(cols[i:i + 100]) for i in range(0, 1500, 100)]
     assert np.median(spans) < 40  # a block of 100 consecutive ids spans 2 rows x 40 columns = 42
+
+
+def test_one_source_keeps_the_single_source_path(device, monkeypatch):
+    from algorithms import betweenness as bmod
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a single source must not take the sparse-frontier path under frontier='auto'")
+
+    monkeypatch.setattr(bmod, "_block_sparse", refuse)
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30))  # deep: "auto" picks sparse for blocks
+    got = betweenness_centrality(G, sources=[7], normalized=False, device=device)
+    ref = as_array(nx.betweenness_centrality_subset(G, [7], list(G), normalized=False), G)
+    np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
