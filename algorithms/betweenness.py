@@ -271,10 +271,11 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
                 raise
             _free_pool(P)
             if kb == 1:
-                need = (BYTES_PER_ENTRY_SPARSE if sparse else BYTES_PER_VERTEX_SOURCE) * n + P.nbytes
+                per_vertex = BYTES_PER_ENTRY_SPARSE if sparse else BYTES_PER_VERTEX_SOURCE
+                need = per_vertex * n + P.nbytes
                 raise spla.DeviceMemoryError(
                     f"betweenness of one source needs about {need / 2**20:.1f} MiB of device memory "
-                    f"(matrix {P.nbytes / 2**20:.1f} MiB + {BYTES_PER_VERTEX_SOURCE} bytes per vertex) "
+                    f"(matrix {P.nbytes / 2**20:.1f} MiB + {per_vertex} bytes per vertex) "
                     f"and {P.device} ran out; use a device with more memory or device='cpu'") from exc
             kb = max(1, kb // 2)
             log.debug("betweenness: out of device memory, batch shrunk to %d sources", kb)
@@ -420,8 +421,9 @@ class _Levels:
 
     ``spla.frontier.push`` enqueues a level without reading anything back; :meth:`forward` enqueues
     LEVELS_PER_READ levels, then reads their counts and largest σ̃ in one copy (a push past the last
-    level is empty).  Rescaling is checked per read: a level may grow σ̃ at most by the largest
-    in-degree (< 2^63), so LEVELS_PER_READ = 8 levels from below 2^512 stay below 2^1016.
+    level is empty).  Rescaling is checked per read: the levels a read covers (d .. d+8) grow σ̃
+    from a checked level (<= 2^512) by at most the largest in-degree per level, below 2^56 for
+    any graph that fits in memory, so they stay below 2^1016 until the check.
     """
 
     def __init__(self, P, block, seeds):
@@ -432,7 +434,6 @@ class _Levels:
         self.queue[:seeds.shape[0]] = seeds
         self._grow(64)
         self.count[0] = seeds.shape[0]
-        self.depth = None
         self.exps = {}  # level d -> (k,) int32: σ̃_d = σ_d · 2^-(e_1 + ... + e_d), e_d = 0 when absent
 
     def _grow(self, size):
@@ -460,8 +461,7 @@ class _Levels:
                 self.exps[d] = _rescale_from(self.xp, self.block, d)
             empty = np.flatnonzero(counts == 0)
             if empty.size:
-                self.depth = d + int(empty[0])
-                return self.depth
+                return d + int(empty[0])
             d += LEVELS_PER_READ
 
 

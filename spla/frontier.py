@@ -11,7 +11,7 @@ the flat index ``q = v*k + s``.
     block  (n, k, 2) float64   block[v, s, 0] the entry's value, block[v, s, 1] its level
                                (-1.0: not reached) -- interleaved, so that one memory sector
                                serves both when an arc's target is visited
-    queue  (n*k,) int32/int64  flat indices of the reached entries, level by level (int32 while
+    queue  (>= n*k,) int32/int64  flat indices of the reached entries, level by level (int32 while
                                n*k < 2^31, see :func:`index_dtype`)
     start, count  (L,) int64 / uint64   level d is queue[start[d] : start[d] + count[d]]
     top    (L,) uint64         top[d]: the largest value of level d, as a float64's bits
@@ -72,6 +72,9 @@ def _check(A, queue, depth, block, start, count, top=None):
     if queue.ndim != 1 or queue.dtype != qdt:
         raise DomainMismatch(f"queue must be a 1-D {qdt} array of flat indices v*k + s (n*k = {n * k}), "
                              f"got {queue.dtype} of shape {queue.shape}")
+    if queue.shape[0] < n * k:
+        raise DimensionMismatch(f"queue holds {queue.shape[0]} entries; it needs n*k = {n * k}, room for "
+                                "every entry a traversal can reach")
     depth = int(depth)
     for name, x, dt in (("start", start, np.int64), ("count", count, np.uint64), ("top", top, np.uint64)):
         if x is None:

@@ -162,6 +162,8 @@ def test_bad_arguments():
         frontier.push(A, q, 0, block.astype(np.float32), start, count, top)
     with pytest.raises(spla.DomainMismatch, match="queue must be a 1-D int32"):
         frontier.push(A, q.astype(np.int64), 0, block, start, count, top)
+    with pytest.raises(spla.DimensionMismatch, match="queue holds 5 entries; it needs n\\*k = 6"):
+        frontier.push(A, q[:5], 0, block, start, count, top)
     with pytest.raises(spla.DomainMismatch, match="count must be a 1-D uint64"):
         frontier.push(A, q, 0, block, start, count.astype(np.int64), top)
     with pytest.raises(spla.DimensionMismatch, match="depth 1 needs start to hold at least 3 levels, it holds 2"):

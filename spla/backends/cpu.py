@@ -79,12 +79,19 @@ def _arc_positions(A, cols):
     """Positions p of the stored entries of columns ``cols`` (sorted), and their column ids."""
     if cols is None:
         return None, A.colidx
+    pos, owner = _arc_positions_of(A, cols)
+    return pos, cols[owner]
+
+
+def _arc_positions_of(A, cols):
+    """Positions p of the stored entries of columns ``cols`` (any order, repeats allowed), and for
+    each the index into ``cols`` of the column it belongs to."""
     starts = A.colptr[cols].astype(np.int64)
     counts = (A.colptr[cols + 1] - A.colptr[cols]).astype(np.int64)
     total = int(counts.sum())
-    col_of = np.repeat(cols, counts)
+    owner = np.repeat(np.arange(cols.shape[0], dtype=np.int64), counts)
     offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + offs, col_of
+    return starts[owner] + offs, owner
 
 
 def _generic_product(u, A, semiring, op, cols, dtype, ident):
@@ -193,15 +200,6 @@ def weighted_rowsum(X, weights=None):
 # ---------------------------------------------------------------------------------------------
 # Level-structured sparse blocks (spla.frontier): vectorised over the frontier's arcs
 # ---------------------------------------------------------------------------------------------
-def _arc_positions_of(A, cols):
-    starts = A.colptr[cols].astype(np.int64)
-    counts = (A.colptr[cols + 1] - A.colptr[cols]).astype(np.int64)
-    total = int(counts.sum())
-    owner = np.repeat(np.arange(cols.shape[0], dtype=np.int64), counts)
-    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return starts[owner] + offs, owner
-
-
 def _level_arcs(A, queue, depth, k, start, count):
     """(entries q, owner of each arc (index into q), target flat index r) of level ``depth``'s arcs."""
     lo = int(start[depth])

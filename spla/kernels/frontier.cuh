@@ -23,7 +23,8 @@
 #define SPLA_FRONTIER_FIRST(G) (((long long)blockIdx.x * blockDim.x + threadIdx.x) / (G))
 
 // Appends r to out[] at a position taken from *count, one atomicAdd per set of lanes that append
-// together (warp-aggregated).  Positions beyond cap are not written (the caller checks *count).
+// together (warp-aggregated).  Positions beyond cap are never written; spla.frontier sizes the
+// queue for every entry a traversal can reach (n*k), so none is dropped.
 template <class Q>
 __device__ __forceinline__ void spla_frontier_append(Q r, Q* __restrict__ out, unsigned long long* count,
                                                      unsigned long long cap)
