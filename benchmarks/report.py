@@ -196,9 +196,9 @@ def _spmv(recs) -> str:
                 for g in s.values() if g.get("mask_speedup_dev")]
     if dev_rows:
         extra += ("\nDevice time of one product (16 back-to-back products recorded once as a CUDA graph with "
-                  "`spla.Replay`, replayed, time / 16; best kernel): unmasked; 90%-masked with the mask "
-                  "worklist chosen by its rule, forced on, and off (every column tests its own mask), all "
-                  "in the same run.\n\n"
+                  "`spla.Replay`, replayed, time / 16; best kernel): unmasked; 90%-masked with the defaults "
+                  "(scCSC's warp tiles, veCSC's mask worklist by its rule), and without scCSC's tiles with "
+                  "the worklist forced on and off (every column tests its own mask), all in the same run.\n\n"
                   + table(["graph", "arcs", "unmasked", "masked", "speed-up", "worklist on", "speed-up",
                            "column walk", "speed-up"], dev_rows))
     return txt + table(["graph", "arcs", "scCSC", "veCSC", "scCOOC", "auto", "CSR peer", "best/peer",

@@ -11,8 +11,9 @@ For every graph of at least 10 M arcs (issue #2's Performance section):
   output) recorded once as one CUDA graph (``spla.Replay``) and timed by replaying it,
   divided by DEV_REPEAT, so neither the ~40 µs of Python dispatch per call nor the graph
   launch bounds the short masked products on either side of the mask ratio; the masked
-  product also with the mask worklist forced on (``system`` "spla-worklist") and off
-  ("spla-columnwalk": every column tests its own mask) beside the automatic rule;
+  product also without scCSC's warp tiles, with the mask worklist forced on (``system``
+  "spla-worklist") and off ("spla-columnwalk": every column tests its own mask), beside the
+  defaults;
 - a k = 32 block product (u of shape (n, 32)), in arc*vectors/s, beside
   cuSPARSE SpMM;
 - ``spla.scale_free_metric(A)`` and ``spla.choose_kernel(A)``.
@@ -199,7 +200,8 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
 def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked) -> None:
     """Unmasked and 90%-masked products in device time (measures ``vxm_dev`` and ``vxm_masked90_dev``;
     ``median_ms`` is per product: the replayed graph's time / DEV_REPEAT), with the mask worklist
-    chosen by its rule ("spla"), forced on ("spla-worklist") and off ("spla-columnwalk")."""
+    chosen by its rule and scCSC's masked products as warp tiles ("spla": the defaults), and without tiles,
+    the worklist forced on ("spla-worklist") and off ("spla-columnwalk")."""
     from spla.backends import gpu as gpu_backend
 
     xp = b.xp
@@ -219,8 +221,9 @@ def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked
                 # y<mask, replace> = u +.* A   (y = u +.* A without a mask)
                 spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y, kernel=kernel)
 
-        saved = gpu_backend.MASK_WORKLIST
+        saved = gpu_backend.MASK_WORKLIST, gpu_backend.SCCSC_TILES
         gpu_backend.MASK_WORKLIST = worklist[system]
+        gpu_backend.SCCSC_TILES = "auto" if system == "spla" else False  # worklist / column walk: no tiles
         try:
             rep = spla.Replay(step, A.device, name=f"{measure} {system} {kernel}")
             rep()
@@ -230,7 +233,7 @@ def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked
                           "error": f"{type(e).__name__}: {e}"})
             continue
         finally:
-            gpu_backend.MASK_WORKLIST = saved
+            gpu_backend.MASK_WORKLIST, gpu_backend.SCCSC_TILES = saved
         b.measure(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel, "k": 1,
                          "replayed": rep.mode == "graph", "products_per_call": DEV_REPEAT},
                   lambda rep=rep, y=y: (rep(), y)[1], check=check_full if m is None else check_masked,

@@ -13,20 +13,28 @@ d² for a d-regular graph and grows with both the mean degree and the degree ske
 ``choose_kernel`` applies the rule below; the thresholds were calibrated on the
 benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
 
-* k-blocks of 8 or more vectors: ``scCSC`` (a thread per (column, vector), vectors
-  fastest: a warp reads one gathered row's k values in one coalesced transaction; it beat
-  veCSC's block mode and scCOOC on every graph at k = 32);
+* k-blocks of 8 or more vectors whose rows are whole 16-byte pieces of at most
+  ``ROWS_MAX_BYTES`` (one piece per lane of a warp; float32 k = 8, 12, ..., 128): ``veCSC``,
+  whose block mode gives each column a group of lanes that gathers the rows with 16-byte loads
+  and splits long columns (k = 32 float32, H100: 1.6-7x faster than scCSC, which beat the scalar
+  veCSC block and scCOOC before; docs/benchmarks.md); other blocks of 8 or more: ``scCSC`` (a
+  thread per (column, vector), vectors fastest: a warp reads one gathered row's k values in one
+  coalesced transaction).  The wide float64 blocks of all-sources betweenness (k = 512..8192,
+  4-64 KB rows) ran 10-34% slower as row pieces (a warp walks each column once per 512 bytes of
+  row) than with scCSC, so they stay there;
 * hub columns (max column length >= COOC_SKEW x the mean: Kronecker, Barabási–Albert):
   ``scCOOC`` (a thread per entry has no long tail; scf is then high too), unmasked or
   with a mask of unknown density (single-source betweenness's forward masks keep most
   columns in its expensive levels: scCOOC beat veCSC there by 1.2–1.3×, H100 and H200);
-* hub columns with ``masked="sparse"`` (the caller knows the mask keeps few columns and
-  few arcs, about a tenth or less) and one vector: ``veCSC``, whose mask worklist walks
-  only the kept columns where scCOOC reads every arc (10% of the columns kept, H100:
-  kron20 0.085 vs 0.164 ms, kron21 0.137 vs 0.332 ms, BA n=2M 0.070 vs 0.106 ms).  Not
-  for a mask whose few columns hold many arcs: single-source betweenness with it on its
-  backward and last forward levels (one BFS level's vertices hold most arcs there) was
-  7-14% faster on kron20 and BA n=1M but 5-22% slower on kron21, so it does not use it;
+* hub columns with ``masked="sparse"`` (the caller knows the mask keeps few columns and few
+  arcs, about a tenth or less) and one vector: ``scCSC``, whose masked mode runs warp tiles (a
+  warp tests 128 columns' mask bytes and spreads the kept ones over its lanes; long columns are
+  cut into chunks that the tiles list), where scCOOC reads every arc (10% of the columns kept,
+  H100: kron20 0.049 ms vs scCOOC 0.163 and veCSC's worklist 0.079, BA n=2M 0.039 vs 0.105 and
+  0.071; single-source betweenness, whose sparse pulls get it, went from 2.1 to 1.1 ms a source
+  on kron20 and 1.13 to 0.79 ms on BA n=1M).  Graphs without hubs keep their usual kernel under a
+  sparse mask: on Mycielski graphs the tiles won the benchmark's random 10% mask (myc16 0.019 vs
+  veCSC 0.026 ms) but lost in single-source betweenness (myc15 0.196 -> 0.26 ms a source);
 * ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
   ``veCSC``;
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
@@ -42,7 +50,7 @@ in arcs (:func:`direction_cost`; Beamer et al.'s direction-optimising BFS, witho
 exit: counting shortest paths needs every parent, so a pull walks whole columns):
 
 * the pull kernel by the rules above, with ``masked="sparse"`` when the computed outputs
-  hold at most ``SPARSE_PULL`` of the arcs (the mask worklist then walks only those
+  hold at most ``SPARSE_PULL`` of the arcs (on hub graphs scCSC's warp tiles then walk only those
   columns); it costs those arcs, or every stored arc for scCOOC (a thread per entry);
 * ``push`` costs ``PUSH_COST * push_arcs + PUSH_FIXED_ARCS``: an arc pushed is an atomic at
   a scattered address, and a push launches two more kernels than a pull (the output's fill
@@ -64,6 +72,8 @@ from . import device as _dev
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
 BLOCK_K = 8
+#: blocks whose rows are at most this many bytes (and whole 16-byte pieces) go to veCSC's row pieces
+ROWS_MAX_BYTES = 512
 #: the cost of a push in arcs: PUSH_COST per arc pushed plus PUSH_FIXED_ARCS (see the module docstring)
 PUSH_COST = 2.0
 PUSH_FIXED_ARCS = 1.5e6
@@ -112,7 +122,7 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
     cannot run them; masked: False (no mask), True (a mask of unknown density: the same
     choice as no mask, measured in docs/benchmarks.md) or "sparse" (the caller knows the
     mask keeps about a tenth of the columns and of their arcs or fewer: hub graphs then
-    get veCSC with its mask worklist instead of scCOOC).  ``vxm``'s ``kernel="auto"``
+    get scCSC's warp tiles instead of scCOOC).  ``vxm``'s ``kernel="auto"``
     passes True when there is a mask; a caller with a sparse mask asks for the kernel:
     ``spla.vxm(u, A, sr, mask=m, kernel=spla.choose_kernel(A, masked="sparse")[0])``.
 
@@ -187,13 +197,19 @@ def _choose(A, k, semiring, dtype, sparse_mask=False):
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
     skewed = mean_len > 0 and max_len >= COOC_SKEW * mean_len
-    if k >= BLOCK_K:
+    row_bytes = int(k) * dtype.itemsize
+    if k >= BLOCK_K and row_bytes % 16 == 0 and row_bytes <= ROWS_MAX_BYTES:
+        order = ("veCSC", "scCSC", "scCOOC")
+        why = (f"block of k={k} vectors ({row_bytes}-byte rows): a lane group per column reads each gathered "
+               "row in 16-byte pieces (long columns split)")
+    elif k >= BLOCK_K:
         order = ("scCSC", "veCSC", "scCOOC")
-        why = f"block of k={k} vectors: a thread per (column, vector), each gathered row read coalesced"
+        why = (f"block of k={k} vectors ({row_bytes}-byte rows): a thread per (column, vector), each gathered "
+               "row read coalesced")
     elif skewed and sparse_mask:
-        order = ("veCSC", "scCOOC", "scCSC")
-        why = (f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} with a sparse mask: "
-               "a lane group per kept column (mask worklist on large graphs, long columns split) reads only their arcs")
+        order = ("scCSC", "veCSC", "scCOOC")
+        why = (f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} with a sparse mask: warp "
+               "tiles test the mask and spread the kept columns over their lanes, long columns split")
     elif skewed:
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "

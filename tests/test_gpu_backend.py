@@ -437,6 +437,7 @@ def test_mask_worklist(monkeypatch, kernel, worklist, skip_empty):
     left out of the list (and stored by the worklist kernel) or walked (skip_empty 0.0 / 1.0)."""
     monkeypatch.setattr(gpu, "MASK_WORKLIST", worklist)
     monkeypatch.setattr(gpu, "WORKLIST_SKIP_EMPTY", skip_empty)
+    monkeypatch.setattr(gpu, "SCCSC_TILES", False)  # scCSC's masked walk without tiles (test_sccsc_tiles)
     rng = np.random.default_rng(11)
     m, n, nnz = 2000, 300_000, 1_200_000
     rows = np.concatenate([rng.integers(0, m, nnz), np.arange(m), np.arange(m)])
@@ -461,6 +462,90 @@ def test_mask_worklist(monkeypatch, kernel, worklist, skip_empty):
                 np.testing.assert_array_equal(cp.asnumpy(got), want,
                                               err_msg=f"{kernel} {name} keep={keep} complement={complement} "
                                                       f"accum={accum} out={use_out} replace={replace}")
+
+
+@pytest.mark.parametrize("tiles", [True, False])
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
+    """Masked 1-D scCSC as warp tiles (tiles of 1, 2 and 8 warps' columns) and as the column walk,
+    every mask/accum/out configuration on the catalogue (whose 1100-entry column is longer than the
+    tiles' split threshold); then a larger matrix with tiny grids (warps loop over tiles and over
+    groups of chunks), long columns cut into chunks that do not divide them (ADDed straight into y or
+    through the finish kernel), the computed long columns' chunks listed by the tiles or every long
+    column's chunks testing their masks (one or several per warp), and masks keeping none, a tenth or
+    all columns."""
+    monkeypatch.setattr(gpu, "SCCSC_TILES", tiles)
+    sr = semirings.get(name)
+    rng = np.random.default_rng(21)
+    if tiles:
+        monkeypatch.setattr(gpu, "SCCSC_TILES", "auto")  # by the rule: a catalogue column is long
+        assert gpu._use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0)
+        assert not gpu._use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0)
+        monkeypatch.setattr(gpu, "SCCSC_TILES", True)
+    for R in (1, 2, 8) if tiles else (8,):
+        monkeypatch.setattr(gpu, "TILE_R", R)
+        for mname in ("rect", "heavy", "loops", "0x4", "1x1", "1x1-empty"):
+            A = matrix(mname, dtype)
+            for config in _configs(dtype):
+                if config[0] != "none":
+                    run_case(A, sr, dtype, "scCSC", None, config, rng)
+    m, n = 400, 5000
+    rows = np.concatenate([rng.integers(0, m, 20000), np.arange(m), np.arange(m)])
+    cols = np.concatenate([rng.integers(0, n, 20000), np.full(m, 3), np.full(m, n - 1)])  # two long columns
+    A = CSC((m, n), rows, cols, _values(rng, dtype, len(rows)))
+    monkeypatch.setattr(gpu, "TILE_LONG", 9)
+    monkeypatch.setattr(gpu, "TILE_CHUNK", 7)
+    monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
+    ident = sr.add.identity(np.dtype(dtype))
+    accum = "lor" if np.dtype(dtype) == np.bool_ else ("bor" if name == "bor_first" else "min")
+    for per_warp, listed in ((1, False), (8, False), (32, False), (8, True)):
+        monkeypatch.setattr(gpu, "CHUNKS_PER_WARP", per_warp)
+        monkeypatch.setattr(gpu, "TILE_LISTED_CHUNKS", listed)
+        for keep in (0.0, 0.1, 1.0):
+            for complement, acc, use_out, replace in ((False, None, False, False), (True, None, True, True),
+                                                      (False, accum, True, False), (False, None, True, False)):
+                u = _vector(rng, dtype, (m,), ident)
+                mask = rng.random(n) < keep
+                out = _values(rng, dtype, (n,)) if use_out else None
+                want = reference(u, A, sr, False, mask, complement, acc, out, replace)
+                got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, acc,
+                              None if out is None else cp.asarray(out), replace, "scCSC")
+                np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=(
+                    f"tiles={tiles} per_warp={per_warp} listed={listed} keep={keep} complement={complement} "
+                    f"accum={acc} out={use_out} replace={replace}"))
+
+
+@pytest.mark.parametrize("rows", [True, False])
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_vecsc_rows_blocks(monkeypatch, rows, name, dtype):
+    """k-blocks whose rows are whole 16-byte pieces (1, 2, 8 and 40 pieces: one lane per column up to
+    32 lanes each looping over pieces) read in pieces, or component by component; every
+    mask/accum/out configuration; columns longer than the rows' split threshold with tiny grids; a
+    block that is not 16-byte aligned falls back to the scalar loads."""
+    monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
+    sr = semirings.get(name)
+    rng = np.random.default_rng(22)
+    per = 16 // np.dtype(dtype).itemsize
+    configs = itertools.cycle(_configs(dtype))
+    for pieces in (1, 2, 8, 40):
+        for mname in ("rect", "heavy", "loops"):
+            A = matrix(mname, dtype)
+            for _ in range(6 if pieces == 8 else 2):
+                run_case(A, sr, dtype, "veCSC", pieces * per, next(configs), rng)
+    A = matrix("heavy", dtype)
+    monkeypatch.setattr(gpu, "ROWS_LONG", 30)
+    monkeypatch.setattr(gpu, "ROWS_CHUNK", 7)
+    monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
+    for config in _configs(dtype):
+        run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
+    k = 8 * per
+    ident = sr.add.identity(np.dtype(dtype))
+    u = _vector(rng, dtype, (A.shape[0] * k + 1,), ident)
+    u_view = cp.asarray(u)[1:].reshape(A.shape[0], k)  # data pointer off a 16-byte boundary
+    assert not gpu._rows_fit(u_view, u_view, k, np.dtype(dtype))
+    want = reference(u[1:].reshape(A.shape[0], k), A, sr)
+    got = gpu.vxm(u_view, A, sr, None, False, None, None, False, "veCSC")
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
 @pytest.mark.parametrize("worklist", [True, False, "auto"])

@@ -127,18 +127,34 @@ def test_choose_kernel_reason_mentions_the_metric():
 
 
 def test_choose_kernel_sparse_mask_hint():
-    """masked="sparse" sends one-vector products on hub graphs to veCSC (mask worklist); blocks,
-    graphs without hubs and masks of unknown density keep the usual choice."""
+    """masked="sparse" sends one-vector products on hub graphs to scCSC (warp tiles, long columns
+    split); blocks, graphs without hubs and masks of unknown density keep the usual choice."""
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
     assert spla.choose_kernel(hub)[0] == "scCOOC"
     assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
     name, reason = spla.choose_kernel(hub, masked="sparse")
-    assert name == "veCSC" and "sparse mask" in reason
+    assert name == "scCSC" and "sparse mask" in reason
     assert spla.choose_kernel(hub, k=32, masked="sparse")[0] == spla.choose_kernel(hub, k=32)[0]
     grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
     assert spla.choose_kernel(grid, masked="sparse") == spla.choose_kernel(grid)
+    dense = spla.Matrix.from_networkx(nx.complete_graph(40), device="cpu")
+    assert spla.choose_kernel(dense)[0] == "veCSC"
+    assert spla.choose_kernel(dense, masked="sparse") == spla.choose_kernel(dense)
     with pytest.raises(ValueError, match="masked must be False, True or 'sparse', got 'dense'"):
         spla.choose_kernel(hub, masked="dense")
+
+
+def test_choose_kernel_blocks_by_row_bytes():
+    """Blocks of 8+ vectors whose rows are whole 16-byte pieces of at most 512 bytes go to veCSC
+    (16-byte row gathers); other blocks (wide float64 ones of all-sources betweenness) to scCSC."""
+    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+    for k, dtype, want in ((32, np.float32, "veCSC"), (8, np.float64, "veCSC"), (16, np.bool_, "veCSC"),
+                           (128, np.float32, "veCSC"), (64, np.float64, "veCSC"), (512, np.float64, "scCSC"),
+                           (33, np.float32, "scCSC"), (9, np.float64, "scCSC"), (8, np.bool_, "scCSC"),
+                           (4, np.float32, spla.choose_kernel(grid)[0])):
+        name, reason = spla.choose_kernel(grid, k=k, dtype=dtype)
+        assert name == want, (k, dtype, reason)
+        assert f"k={k}" in reason or k < 8
 
 
 def test_choose_kernel_direction(monkeypatch):

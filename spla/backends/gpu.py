@@ -81,6 +81,29 @@ WORKLIST_SKIP_EMPTY = 0.01
 #: head/tail entries one by one); False falls back to one 4-byte load per entry (benchmarks).
 VECSC_VEC4 = True
 
+#: Masked scCSC products with one vector run as warp tiles (spla_sccsc_tiles: a warp tests the mask of
+#: TILE_R * 32 consecutive columns, lists the computed ones in shared memory and spreads them over its
+#: lanes), with no worklist pass; columns longer than TILE_LONG entries are cut into chunks of
+#: TILE_CHUNK, a warp testing CHUNKS_PER_WARP chunks' masks at once and reducing the kept ones (veCSC's
+#: chunks keep a warp per chunk: faster there, H100, docs/benchmarks.md).
+#: "auto": see _use_tiles; True / False: always / never (scCSC's column walk or mask worklist; benchmarks).
+SCCSC_TILES = "auto"
+TILE_R = 4  # SPLA_TILE_R = 8 in spmv.cuh is the largest
+TILE_LONG = 32
+TILE_CHUNK = 256
+CHUNKS_PER_WARP = 8
+#: The tiles list the chunks of the computed long columns for spla_listed_chunks (only where the chunks
+#: ADD straight into y); False: every long column's static chunks test their own masks (benchmarks).
+TILE_LISTED_CHUNKS = True
+
+#: veCSC with k > 1 reads the rows of u in 16-byte pieces (spla_vecsc_rows) when k * itemsize is a
+#: multiple of 16 and u and y are 16-byte aligned; False keeps one scalar load per component
+#: (spla_vecsc_block; benchmarks).  Columns longer than ROWS_LONG entries are cut into chunks of
+#: ROWS_CHUNK, ADDed straight into y (only where that gives the output semantics).
+VECSC_ROWS = True
+ROWS_LONG = 128
+ROWS_CHUNK = 64
+
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +220,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
     """NVRTC name expressions of the module for one (ADD, MUL, T, I, pattern).
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
-    ``{"scCSC", "veCSC", "veCSC_block", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC",
+    ``{"scCSC", "scCSC_tiles", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows", "veCSC_rows_long_chunks",
+    "veCSC_long_chunks", "veCSC_long_finish", "scCOOC",
     "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
@@ -209,6 +233,10 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "scCSC": f"spla_sccsc{args}",
         "veCSC": f"spla_vecsc{args}",
         "veCSC_block": f"spla_vecsc_block{args}",
+        "scCSC_tiles": f"spla_sccsc_tiles{args}",
+        "listed_chunks": f"spla_listed_chunks{args}",
+        "veCSC_rows": f"spla_vecsc_rows{args}",
+        "veCSC_rows_long_chunks": f"spla_vecsc_rows_long_chunks{args}",
         "veCSC_long_chunks": f"spla_vecsc_long_chunks{args}",
         "veCSC_long_finish": f"spla_vecsc_long_finish<{a}, {t}, {i}>",
         "scCOOC": f"spla_sccooc{args}",
@@ -498,6 +526,51 @@ def _mask_args(cp, mask, complement, ncols, k):
     raise ValueError(f"mask of shape {mask.shape} does not fit an output of {ncols} x {k}")
 
 
+def _use_tiles(cp, A, colptr, ncols, device_id):
+    """Whether a masked k == 1 scCSC product runs as warp tiles (SCCSC_TILES): "auto" when walking every
+    column would take at least WORKLIST_MIN_WAVES waves of the device, or when a column is longer than
+    TILE_LONG (the tiles split it; the walk would leave it to one thread).  Smaller graphs of short
+    columns keep the walk, whose thread per column has more parallelism than a warp per tile
+    (single-source betweenness on Watts-Strogatz n=100k: 0.33 ms a source walked, 0.42 ms as tiles)."""
+    if SCCSC_TILES != "auto":
+        return bool(SCCSC_TILES)
+    if _use_worklist(ncols, device_id):
+        return True
+    return _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) is not None
+
+
+def _rows_fit(u, y, k, dtype):
+    """Whether a k > 1 veCSC product can read 16-byte row pieces (spla_vecsc_rows): VECSC_ROWS, rows a
+    multiple of 16 bytes, u and y 16-byte aligned."""
+    return (VECSC_ROWS and k > 1 and (k * dtype.itemsize) % 16 == 0
+            and u.data.ptr % 16 == 0 and y.data.ptr % 16 == 0)
+
+
+def _rows_group(k, dtype):
+    """Lanes per column of spla_vecsc_rows: min(32, next power of two >= the 16-byte pieces of a row)."""
+    pieces = k * dtype.itemsize // 16
+    return int(min(32, 1 << (pieces - 1).bit_length()))
+
+
+def _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc, flags, vec4,
+                       per_warp=1):
+    """The long columns of a k == 1 veCSC or scCSC-tiles product (the main kernel skipped them): a warp
+    per ``per_warp`` chunks, ADDed straight into y (``direct``) or into a buffer that
+    spla_vecsc_long_finish stores."""
+    i64, i32 = np.int64, np.int32
+    nlong, nchunks = split["nlong"], split["nchunks"]
+    tl = y if direct else cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
+    # y<mask>[long columns] += chunk partials (atomic ADD), or tl = those partials
+    funcs["veCSC_long_chunks"]((_grid(-(-nchunks // per_warp) * 32),), (BLOCK,),
+                               (split["chunk_col"], split["chunk_begin"], split["chunk_end"], split["long_cols"],
+                                rowidx, vals, u, tl, y, i32(1 if direct else 0), marr, i64(js), i32(mode),
+                                i64(nchunks), vec4, i32(per_warp)))
+    if not direct:
+        # y<mask>[long columns] = accum(y, tl)
+        funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,), (split["long_cols"], tl, y, marr, i64(js), i32(mode),
+                                                                i64(nlong), acc, i32(flags)))
+
+
 def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False):
     """y[j] = ADD_i MUL(u[i], A[i, j]) on the GPU with kernel scCSC, veCSC or scCOOC.
 
@@ -555,7 +628,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         i64, i32 = np.int64, np.int32
         acc = i32(ACCUM_CODES[accum])
         group = vecsc_group_size(A, k) if kernel == "veCSC" else 1
-        listed = mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
+        tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
+        listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
             ncols * group, device_id)
         if listed:
             skip_empty = _empty_fraction(A, colptr) > WORKLIST_SKIP_EMPTY
@@ -563,43 +637,78 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                              flags, index_dtype)
         else:
             worklist = count = np.uint64(0)  # null pointers: every column is walked
+        # long-column split (k == 1): needs ADD's atomic on T (every functor has one; checked anyway); the
+        # chunks ADD straight into y when y[j] becomes the result (the main kernel stores the identity
+        # first) or ADD(y[j], result)
+        can_split = k == 1 and _supports_cached("scCOOC", sr, dtype)[0]
+        becomes, adds = _adds_into_y(add, flags, mode, accum, replace)
+        vec4 = i32(1 if VECSC_VEC4 else 0)
 
-        if kernel == "scCSC":
+        if tiles:
+            split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) if can_split else None
+            direct = split is not None and adds
+            ntiles = -(-ncols // (32 * TILE_R))
+            grid = int(max(1, min(-(-ntiles // (BLOCK // 32)), MAX_BLOCKS)))
+            # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
+            listed_chunks = direct and TILE_LISTED_CHUNKS
+            if listed_chunks:
+                nitems = split["nchunks"]
+                items = [cp.empty(nitems, dtype=np.int64) for _ in range(3)]
+                item_count = cp.zeros(1, dtype=np.uint64)
+            else:
+                items, item_count = [np.uint64(0)] * 3, np.uint64(0)  # null: static chunks test their masks
+            # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes
+            funcs["scCSC_tiles"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols),
+                                                      i32(TILE_R), acc, i32(flags),
+                                                      i64(split["long_len"] if split is not None else 0),
+                                                      i32(1 if direct and becomes else 0), *items, item_count,
+                                                      i64(TILE_CHUNK)))
+            if listed_chunks:
+                # y<mask>[long computed columns] += their chunks (atomic ADD)
+                funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),
+                                       (*items, item_count, rowidx, vals, u, y, vec4))
+            elif split is not None:
+                _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
+                                   flags, vec4, int(CHUNKS_PER_WARP))
+        elif kernel == "scCSC":
             threads = ncols * k
             grid = min(_grid(threads), _resident_blocks(device_id)) if listed else _grid(threads)
             funcs["scCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode),
                                                 i64(ncols), i64(k), acc, i32(flags), worklist, count))
+        elif kernel == "veCSC" and k == 1:
+            grid = _grid(ncols * group)
+            if listed:
+                grid = min(grid, _resident_blocks(device_id))
+            split = _vecsc_long(cp, A, colptr, group) if can_split else None
+            direct = split is not None and adds
+            funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
+                                                i64(ncols), i32(group), acc, i32(flags),
+                                                i64(split["long_len"] if split is not None else 0),
+                                                i32(1 if direct and becomes else 0), vec4, worklist, count))
+            if split is not None:
+                _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
+                                   flags, vec4)
+        elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
+            group = _rows_group(k, dtype)
+            split = (_vecsc_long(cp, A, colptr, 32, ROWS_LONG, ROWS_CHUNK)
+                     if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
+            grid = _grid(ncols * group)
+            # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
+            funcs["veCSC_rows"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode),
+                                                     i64(ncols), i64(k), i32(group), acc, i32(flags),
+                                                     i64(split["long_len"] if split is not None else 0),
+                                                     i32(1 if split is not None and becomes else 0)))
+            if split is not None:
+                nchunks = split["nchunks"]
+                # Y<mask>[long columns] += chunk partials (atomic ADD)
+                funcs["veCSC_rows_long_chunks"]((_grid(nchunks * group),), (BLOCK,), (
+                    split["chunk_col"], split["chunk_begin"], split["chunk_end"], split["long_cols"], rowidx, vals,
+                    u, y, marr, i64(js), i64(cs), i32(mode), i64(nchunks), i64(k), i32(group)))
         elif kernel == "veCSC":
             grid = _grid(ncols * group)
-            if k == 1:
-                if listed:
-                    grid = min(grid, _resident_blocks(device_id))
-                # long-column split: needs ADD's atomic on T (every functor has one; checked anyway)
-                split = _vecsc_long(cp, A, colptr, group) if _supports_cached("scCOOC", sr, dtype)[0] else None
-                vec4 = i32(1 if VECSC_VEC4 else 0)
-                long_len = i64(split["long_len"] if split is not None else 0)
-                # the chunks ADD straight into y when y[j] becomes the result (the main kernel stores the
-                # identity first) or ADD(y[j], result)
-                becomes, adds = _adds_into_y(add, flags, mode, accum, replace)
-                direct = split is not None and adds
-                funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
-                                                    i64(ncols), i32(group), acc, i32(flags), long_len,
-                                                    i32(1 if direct and becomes else 0), vec4, worklist, count))
-                if split is not None:
-                    nlong, nchunks = split["nlong"], split["nchunks"]
-                    tl = y if direct else cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
-                    funcs["veCSC_long_chunks"]((_grid(nchunks * 32),), (BLOCK,),
-                                               (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
-                                                split["long_cols"], rowidx, vals, u, tl, y, i32(1 if direct else 0),
-                                                marr, i64(js), i32(mode), i64(nchunks), vec4))
-                    if not direct:
-                        funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,),
-                                                   (split["long_cols"], tl, y, marr, i64(js), i32(mode),
-                                                    i64(nlong), acc, i32(flags)))
-            else:
-                funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
-                                                          i32(mode), i64(ncols), i64(k), i32(group), acc,
-                                                          i32(flags)))
+            funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
+                                                      i32(mode), i64(ncols), i64(k), i32(group), acc,
+                                                      i32(flags)))
         elif kernel == "scCOOC":  # atomics into a buffer holding the identity, then merge into out if needed
             nnz = int(A.nnz)
             t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)

@@ -631,18 +631,336 @@ __global__ void spla_sccooc(const I* __restrict__ rowidx, const I* __restrict__ 
 }
 
 // ================================================================================================
+// scCSC tiles (k == 1, masked): a warp per tile of 32 * R consecutive columns (R <= SPLA_TILE_R;
+// grid-stride over tiles by global warp id, so every loop is warp-uniform).  A sparse mask costs a
+// column one coalesced mask byte, and the kept columns of a tile are spread over the warp's lanes,
+// so a mask that keeps a tenth of the columns still gives most lanes a column -- the worklist's
+// compaction done inside the warp, with no second kernel and no global list:
+//   1. Lane l tests the mask of columns first + 32 r + l (r < R; the R loads issued together),
+//      stores the not-computed ones (the identity under FRESH / REPLACE), and ballots the computed
+//      ones into the warp's shared list (column offsets in the tile, in column order).
+//   2. Lane l walks listed columns l, l + 32, ... as scCSC's thread does (spla_column_reduce, four
+//      gathers in flight) and stores them with spla_store.
+//   long_len > 0: a computed column with more than long_len entries is skipped in step 2 (with
+//   long_init != 0 its y[j] is set to the identity first) and produced a warp per chunk, so hub
+//   columns do not stall a lane: with item_count != null the warp lists its long computed columns'
+//   chunks of `chunk` entries (one atomicAdd on *item_count per round of 32 listed columns reserves
+//   their slots in item_col / item_first / item_last, which the warp's lanes fill column by column)
+//   and spla_listed_chunks ADDs them
+//   into y; with item_count == null spla_vecsc_long_chunks (and spla_vecsc_long_finish) walk the
+//   static chunks of every long column, testing their masks.
+//   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows,) T, y (ncols,) T, mask (ncols,)
+//   bool at mask[j * mask_js].  Shared memory: 32 * SPLA_TILE_R bytes per warp.
+// ================================================================================================
+#define SPLA_TILE_R 8
+
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+                                 const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
+                                 const bool* __restrict__ mask, long long mask_js, int mask_mode, long long ncols,
+                                 int R, int accum, int flags, long long long_len, int long_init,
+                                 long long* __restrict__ item_col, long long* __restrict__ item_first,
+                                 long long* __restrict__ item_last, unsigned long long* __restrict__ item_count,
+                                 long long chunk)
+{
+    __shared__ unsigned char s_list[32][32 * SPLA_TILE_R];  // blockDim.x <= 1024: at most 32 warps
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int below = (1u << lane) - 1u;
+    unsigned char* list = s_list[threadIdx.x >> 5];
+    const long long tile_cols = 32LL * R;
+    const long long tiles = (ncols + tile_cols - 1) / tile_cols;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long tile = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; tile < tiles; tile += nwarps) {
+        const long long first = tile * tile_cols;
+        bool comp[SPLA_TILE_R];
+#pragma unroll
+        for (int r = 0; r < SPLA_TILE_R; ++r) {
+            const long long j = first + 32LL * r + lane;
+            comp[r] = r < R && j < ncols && spla_computed(mask, mask_mode, j * mask_js);
+        }
+        int kept = 0;  // warp-uniform
+#pragma unroll
+        for (int r = 0; r < SPLA_TILE_R; ++r) {
+            if (r >= R) break;
+            const long long j = first + 32LL * r + lane;
+            if (!comp[r] && j < ncols && (flags & (SPLA_FRESH | SPLA_REPLACE))) y[j] = ident;
+            const unsigned int b = __ballot_sync(0xffffffffu, comp[r]);
+            if (comp[r]) list[kept + __popc(b & below)] = (unsigned char)(32 * r + lane);
+            kept += __popc(b);
+        }
+        __syncwarp();
+        for (int q0 = 0; q0 < kept; q0 += 32) {  // warp-uniform
+            const int q = q0 + (int)lane;
+            long long j = 0, start = 0, end = 0;
+            bool is_long = false;
+            if (q < kept) {
+                j = first + (long long)list[q];
+                start = spla_ld(colptr + j);
+                end = spla_ld(colptr + j + 1);
+                is_long = long_len > 0 && end - start > long_len;
+                if (!is_long) {
+                    const T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start, end,
+                                                                              1LL, ident, ident);
+                    spla_store(y, j, true, acc, ident, accum, flags);
+                } else if (long_init) {
+                    y[j] = ident;  // the chunks ADD the result into it
+                }
+            }
+            if (item_count == nullptr) continue;  // the static chunks of every long column test their own masks
+            // list the chunks of this round's long computed columns: one atomicAdd reserves the slots of
+            // all of them (a warp scan of their chunk counts), then the warp writes each column's chunks
+            unsigned int todo = __ballot_sync(0xffffffffu, is_long);
+            if (todo == 0) continue;
+            const long long nch = is_long ? (end - start + chunk - 1) / chunk : 0;
+            long long incl = nch;
+            for (unsigned int d = 1; d < 32; d <<= 1) {
+                const long long o = __shfl_up_sync(0xffffffffu, incl, d);
+                if (lane >= d) incl += o;
+            }
+            unsigned long long at = 0;
+            if (lane == 31) at = atomicAdd(item_count, (unsigned long long)incl);
+            at = __shfl_sync(0xffffffffu, at, 31);
+            const long long mine = (long long)at + incl - nch;
+            while (todo) {
+                const int l = __ffs(todo) - 1;
+                todo &= todo - 1u;
+                const long long jl = __shfl_sync(0xffffffffu, j, l);
+                const long long sl = __shfl_sync(0xffffffffu, start, l);
+                const long long el = __shfl_sync(0xffffffffu, end, l);
+                const long long nl = __shfl_sync(0xffffffffu, nch, l);
+                const long long bl = __shfl_sync(0xffffffffu, mine, l);
+                for (long long c = lane; c < nl; c += 32) {
+                    const long long f = sl + c * chunk;
+                    item_col[bl + c] = jl;
+                    item_first[bl + c] = f;
+                    item_last[bl + c] = f + chunk < el ? f + chunk : el;
+                }
+            }
+        }
+        __syncwarp();  // the next tile rewrites the list
+    }
+}
+
+// spla_listed_chunks (k == 1): the chunks that spla_sccsc_tiles listed (item_col, item_first, item_last
+// (capacity,) long long; *item_count of them), a warp per chunk (grid-stride by global warp id; the
+// grid is the device's resident blocks, the count being known only on the device): lane l reduces
+// entries first + l, + 32, ... < last (spla_group_reduce), the warp reduces with a full-mask xor
+// butterfly, and lane 0 ADDs the total (nothing when it is the identity) straight into y[j] with
+// ADD's atomic.  Only computed long columns are listed, so no mask is read here.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_listed_chunks(const long long* __restrict__ item_col, const long long* __restrict__ item_first,
+                                   const long long* __restrict__ item_last,
+                                   const unsigned long long* __restrict__ item_count, const I* __restrict__ rowidx,
+                                   const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y, int vec4)
+{
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long items = (long long)*item_count;
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < items; q += nwarps) {
+        const long long j = spla_ld(item_col + q);
+        const long long begin = spla_ld(item_first + q), end = spla_ld(item_last + q);
+        T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL, vec4,
+                                                        ident);
+        for (int off = 16; off > 0; off >>= 1)
+            acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+        if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(y + j, acc);
+    }
+}
+
+// ================================================================================================
+// veCSC, block of k vectors read in 16-byte row pieces ("rows" mode).  The row u[i, 0..k) is
+// P = k * sizeof(T) / 16 pieces of V = 16 / sizeof(T) values (the backend checks that k * sizeof(T)
+// is a multiple of 16 and that u and y are 16-byte aligned).  A group of L lanes (L = min(32, next
+// power of two >= P), a power of two dividing 32) owns column j; lane g owns the pieces pc = g,
+// g + L, ... < P, i.e. y[j, pc*V .. pc*V + V).  For each owned piece with at least one computed
+// component the lane walks the column: every lane of the group reads the same rowidx[p] (one
+// broadcast transaction per group) and gathers u[i, piece] with one 16-byte load, so the group
+// reads the whole 16 P-byte row coalesced; the walk is unrolled by 4 (four index loads, then four
+// 16-byte gathers in flight per lane).  k = 32 float: L = 8, four columns per warp, 64 bytes in
+// flight per lane per step.  Every component of a walked piece is reduced (entries whose u value
+// is ADD's identity are skipped per component) and not-computed components are discarded at the
+// store, so the mask costs nothing inside the walk.  The piece is stored with one 16-byte store
+// (the old piece is read first only when accum or an untouched not-computed component needs it).
+// No shuffles: lanes never exchange values.
+//   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows, k) T, y (ncols, k) T; mask as
+//   scCSC.  Grid-stride over columns by group.
+//   long_len > 0: a column with more than long_len entries is not walked here (spla_vecsc_rows_long_chunks
+//   ADDs it straight into y; the backend only splits when that gives the output semantics,
+//   _adds_into_y); with long_init != 0 the group first stores the identity into every component of
+//   y[j, :] (y then becomes the result).  long_len <= 0: no column is skipped.
+// ================================================================================================
+template <class T>
+union spla_piece {
+    uint4 raw;
+    T v[16 / sizeof(T)];
+};
+
+// acc[v] = ADD(acc[v], MUL(x[v], a)) for the V components of one gathered piece (identity x skipped).
+template <class Add, class Mul, class T>
+SPLA_DEV void spla_piece_add(spla_piece<T>& acc, const spla_piece<T>& x, T a, T ident)
+{
+#pragma unroll
+    for (int v = 0; v < (int)(16 / sizeof(T)); ++v)
+        if (x.v[v] != ident) acc.v[v] = Add::op(acc.v[v], Mul::op(x.v[v], a));
+}
+
+// The reduction of one row piece pc over the entries [first, end) of a column, unrolled by 4.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+SPLA_DEV spla_piece<T> spla_piece_reduce(const I* __restrict__ rowidx, const T* __restrict__ vals,
+                                         const uint4* __restrict__ u4, long long P, long long pc,
+                                         long long first, long long end, T ident)
+{
+    spla_piece<T> acc;
+#pragma unroll
+    for (int v = 0; v < (int)(16 / sizeof(T)); ++v) acc.v[v] = ident;
+    long long p = first;
+    for (; end - p > 3; p += 4) {
+        long long i[4];
+        spla_load4(rowidx, p, 1LL, i);
+        spla_piece<T> x0, x1, x2, x3;
+        x0.raw = __ldg(u4 + i[0] * P + pc);
+        x1.raw = __ldg(u4 + i[1] * P + pc);
+        x2.raw = __ldg(u4 + i[2] * P + pc);
+        x3.raw = __ldg(u4 + i[3] * P + pc);
+        spla_piece_add<Add, Mul, T>(acc, x0, spla_entry<T, PATTERN>(vals, p), ident);
+        spla_piece_add<Add, Mul, T>(acc, x1, spla_entry<T, PATTERN>(vals, p + 1), ident);
+        spla_piece_add<Add, Mul, T>(acc, x2, spla_entry<T, PATTERN>(vals, p + 2), ident);
+        spla_piece_add<Add, Mul, T>(acc, x3, spla_entry<T, PATTERN>(vals, p + 3), ident);
+    }
+    for (; p < end; ++p) {
+        spla_piece<T> x;
+        x.raw = __ldg(u4 + (long long)spla_ld(rowidx + p) * P + pc);
+        spla_piece_add<Add, Mul, T>(acc, x, spla_entry<T, PATTERN>(vals, p), ident);
+    }
+    return acc;
+}
+
+// Bit v set: component pc * V + v of y[j, :] is computed.
+template <class T>
+SPLA_DEV unsigned int spla_piece_computed(const bool* __restrict__ mask, int mask_mode, long long mask_js,
+                                          long long mask_cs, long long j, long long pc)
+{
+    const int V = (int)(16 / sizeof(T));
+    unsigned int comp = 0;
+    for (int v = 0; v < V; ++v)
+        if (spla_computed(mask, mask_mode, j * mask_js + (pc * V + v) * mask_cs)) comp |= 1u << v;
+    return comp;
+}
+
+// Store piece pc of y[j, :] under the semantics at the top of this file (t: the reduced piece).
+template <class T>
+SPLA_DEV void spla_piece_store(uint4* __restrict__ y4, long long at, unsigned int comp, const spla_piece<T>& t,
+                               T ident, int accum, int flags)
+{
+    const int V = (int)(16 / sizeof(T));
+    const unsigned int all = (V == 32) ? 0xffffffffu : ((1u << V) - 1u);
+    const bool clears = (flags & (SPLA_FRESH | SPLA_REPLACE)) != 0;
+    if (comp == 0 && !clears) return;  // nothing computed, nothing replaced: y unchanged, not read
+    spla_piece<T> out;
+    const bool need_old = (!(flags & SPLA_FRESH) && accum != SPLA_ACCUM_NONE && comp != 0) || (comp != all && !clears);
+    if (need_old) out.raw = y4[at];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+        if ((comp >> v) & 1u)
+            out.v[v] = (accum == SPLA_ACCUM_NONE || (flags & SPLA_FRESH)) ? t.v[v] : spla_accum(accum, out.v[v], t.v[v]);
+        else if (clears)
+            out.v[v] = ident;
+    }
+    y4[at] = out.raw;
+}
+
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_vecsc_rows(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+                                const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
+                                const bool* __restrict__ mask, long long mask_js, long long mask_cs,
+                                int mask_mode, long long ncols, long long k, int L, int accum, int flags,
+                                long long long_len, int long_init)
+{
+    const T ident = Add::template identity<T>();
+    const long long V = (long long)(16 / sizeof(T));
+    const long long P = k / V;
+    const long long glane = (long long)(threadIdx.x & (unsigned int)(L - 1));
+    const long long groups = ((long long)gridDim.x * blockDim.x) / L;
+    const uint4* __restrict__ u4 = reinterpret_cast<const uint4*>(u);
+    uint4* __restrict__ y4 = reinterpret_cast<uint4*>(y);
+    spla_piece<T> none;
+#pragma unroll
+    for (int v = 0; v < (int)(16 / sizeof(T)); ++v) none.v[v] = ident;
+    for (long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / L; j < ncols; j += groups) {
+        long long start = 0, end = -1;  // read by the first piece that needs them
+        for (long long pc = glane; pc < P; pc += L) {
+            const unsigned int comp = spla_piece_computed<T>(mask, mask_mode, mask_js, mask_cs, j, pc);
+            spla_piece<T> t = none;
+            if (comp != 0) {
+                if (end < 0) {
+                    start = spla_ld(colptr + j);
+                    end = spla_ld(colptr + j + 1);
+                }
+                if (long_len > 0 && end - start > long_len) {  // left to spla_vecsc_rows_long_chunks
+                    if (long_init) y4[j * P + pc] = none.raw;
+                    continue;
+                }
+                t = spla_piece_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u4, P, pc, start, end, ident);
+            }
+            spla_piece_store<T>(y4, j * P + pc, comp, t, ident, accum, flags);
+        }
+    }
+}
+
+// spla_vecsc_rows_long_chunks: the long columns of spla_vecsc_rows, cut by vecsc_long_split (chunks of
+// at most CHUNK consecutive entries [chunk_begin[q], chunk_end[q]) of column long_cols[chunk_col[q]]).
+// A group of L lanes per chunk (grid-stride by group id): lane g reduces its pieces over the chunk's
+// entries as spla_vecsc_rows does, then ADDs each computed component that is not the identity
+// straight into y[j, c] with ADD's atomic (the main kernel stored the identity first when y becomes
+// the result; otherwise accum is ADD and y keeps its value where not computed).
+//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; y (ncols, k) T.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void spla_vecsc_rows_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
+                                            const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
+                                            const I* __restrict__ rowidx, const T* __restrict__ vals,
+                                            const T* __restrict__ u, T* __restrict__ y,
+                                            const bool* __restrict__ mask, long long mask_js, long long mask_cs,
+                                            int mask_mode, long long nchunks, long long k, int L)
+{
+    const T ident = Add::template identity<T>();
+    const int V = (int)(16 / sizeof(T));
+    const long long P = k / V;
+    const long long glane = (long long)(threadIdx.x & (unsigned int)(L - 1));
+    const long long groups = ((long long)gridDim.x * blockDim.x) / L;
+    const uint4* __restrict__ u4 = reinterpret_cast<const uint4*>(u);
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / L; q < nchunks; q += groups) {
+        const long long j = (long long)spla_ld(long_cols + spla_ld(chunk_col + q));
+        const long long begin = (long long)spla_ld(chunk_begin + q), end = (long long)spla_ld(chunk_end + q);
+        for (long long pc = glane; pc < P; pc += L) {
+            const unsigned int comp = spla_piece_computed<T>(mask, mask_mode, mask_js, mask_cs, j, pc);
+            if (comp == 0) continue;
+            const spla_piece<T> t = spla_piece_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u4, P, pc, begin, end,
+                                                                               ident);
+            for (int v = 0; v < V; ++v)
+                if (((comp >> v) & 1u) && t.v[v] != ident) spla_atomic_update<Add, T>(y + j * k + pc * V + v, t.v[v]);
+        }
+    }
+}
+
+// ================================================================================================
 // veCSC long-column split (k == 1).  The backend cuts every column with more than LONG entries into
 // chunks of at most CHUNK consecutive entries [chunk_begin[q], chunk_end[q]) of column
 // long_cols[chunk_col[q]]; the main spla_vecsc skips those columns when computed (long_len), then:
 //
-// spla_vecsc_long_chunks: one warp per chunk (grid-stride over chunks by global warp id, so the loop
-//   is warp-uniform; blockDim.x a multiple of 32, so every warp is full).  The warp tests the mask of
-//   its column first (skips the chunk when not computed: nothing is read), lane l reduces entries
-//   begin + l, + 32, ... with spla_column_reduce (coalesced rowidx), the warp reduces with a full-mask
-//   xor butterfly, and lane 0 ADDs the total atomically (nothing when it is the identity) into
+// spla_vecsc_long_chunks: a warp per group of per_warp consecutive chunks (grid-stride over groups by
+//   global warp id, so the loop is warp-uniform; blockDim.x a multiple of 32, so every warp is full).
+//   Lane l < per_warp tests the mask of chunk l's column (all per_warp tests in one load chain), and
+//   the warp then reduces the chunks whose column is computed, in turn (a chunk whose column is not
+//   computed costs one mask byte and nothing else; per_warp = 1: a warp per chunk, for unmasked
+//   products, per_warp > 1 for sparse masks, whose kept chunks would otherwise each cost a warp's
+//   whole load chain).  For each: lane l reduces entries begin + l, + 32, ... (spla_group_reduce,
+//   coalesced rowidx), the warp reduces with a full-mask xor butterfly, and lane 0 ADDs the total
+//   atomically (nothing when it is the identity) into
 //   tl[chunk_col[q]] (tl (nlong,) T holding ADD's identity beforehand; spla_vecsc_long_finish then stores
 //   it), or with direct != 0 straight into y[j]: when y[j] becomes the result itself (fresh, or no accum
-//   with no mask or replace: spla_vecsc stored the identity there, long_init) or ADD(y[j], result)
+//   with no mask or replace: the main kernel stored the identity there, long_init) or ADD(y[j], result)
 //   (accum is ADD, no replace).  That saves tl's fill and the finish launch.
 //   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; y (ncols,) T.
 // ================================================================================================
@@ -652,21 +970,39 @@ __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const 
                                        const I* __restrict__ rowidx, const T* __restrict__ vals,
                                        const T* __restrict__ u, T* __restrict__ tl, T* __restrict__ y,
                                        int direct, const bool* __restrict__ mask, long long mask_js,
-                                       int mask_mode, long long nchunks, int vec4)
+                                       int mask_mode, long long nchunks, int vec4, int per_warp)
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < nchunks; q += nwarps) {
-        const long long idx = (long long)spla_ld(chunk_col + q);
-        const long long j = (long long)spla_ld(long_cols + idx);
-        if (!spla_computed(mask, mask_mode, j * mask_js)) continue;  // warp-uniform
-        const long long begin = (long long)spla_ld(chunk_begin + q), end = (long long)spla_ld(chunk_end + q);
-        T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL,
-                                                        vec4, ident);
-        for (int off = 16; off > 0; off >>= 1)
-            acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
-        if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(direct ? y + j : tl + idx, acc);
+    const long long groups = (nchunks + per_warp - 1) / per_warp;
+    for (long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; g < groups; g += nwarps) {
+        // lane l < per_warp reads chunk g * per_warp + l (column, bounds) and tests its mask; the
+        // computed chunks are then reduced in turn, their facts shuffled from the lane that read them
+        const long long mine = g * per_warp + lane;
+        bool comp = false;
+        long long my_idx = 0, my_j = 0, my_begin = 0, my_end = 0;
+        if ((int)lane < per_warp && mine < nchunks) {
+            my_idx = (long long)spla_ld(chunk_col + mine);
+            my_begin = (long long)spla_ld(chunk_begin + mine);
+            my_end = (long long)spla_ld(chunk_end + mine);
+            my_j = (long long)spla_ld(long_cols + my_idx);
+            comp = spla_computed(mask, mask_mode, my_j * mask_js);
+        }
+        unsigned int todo = __ballot_sync(0xffffffffu, comp);
+        while (todo) {  // warp-uniform
+            const int l = __ffs(todo) - 1;
+            todo &= todo - 1u;
+            const long long idx = __shfl_sync(0xffffffffu, my_idx, l);
+            const long long j = __shfl_sync(0xffffffffu, my_j, l);
+            const long long begin = __shfl_sync(0xffffffffu, my_begin, l);
+            const long long end = __shfl_sync(0xffffffffu, my_end, l);
+            T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL,
+                                                            vec4, ident);
+            for (int off = 16; off > 0; off >>= 1)
+                acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+            if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(direct ? y + j : tl + idx, acc);
+        }
     }
 }
 

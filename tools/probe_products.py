@@ -1,0 +1,209 @@
+"""Masked 1-D products and k = 32 blocks, kernel variants side by side in one process (device time).
+
+    PYTHONPATH=. python3 tools/probe_products.py [--graphs a,b,...] [--out DIR] [--quick]
+
+Per graph (the spmv benchmark's big graphs by default):
+
+* k = 1: the unmasked product with each kernel, and a mask keeping 10% of the columns (the
+  benchmark's mask, rng seed 0) written into out with replace: scCSC's warp tiles (TILE_R, the long
+  split, chunks per warp and listed / static chunks varied), scCSC and veCSC with the mask worklist,
+  scCOOC, auto; a mask keeping every column through each kernel;
+* k = 32 float32 blocks: scCSC, veCSC component by component (spla_vecsc_block), veCSC in 16-byte
+  row pieces (spla_vecsc_rows; ROWS_LONG / ROWS_CHUNK varied), cuSPARSE SpMM (column-major U);
+* wall time of one call (CUDA events around the Python call) for unmasked k = 1 auto and the k = 32
+  variants, as the benchmark's headline ratios use.
+
+Device time: DEV_REPEAT products recorded once as a CUDA graph (spla.Replay) and replayed; the
+median over REPLAYS replays / DEV_REPEAT.  Module switches are set while recording.  Every result is
+compared with the unmasked scCSC product (float32, rtol 1e-4).  Prints a line per case; JSON to
+DIR/probe_products.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import cupy as cp
+import numpy as np
+
+import spla
+from benchmarks import graphs
+from spla.backends import gpu as G
+
+DEV_REPEAT = 16
+REPLAYS = 15
+BIG = ["kron20", "kron21", "myc16", "myc17", "ws2M", "grid2000", "ba2M_m4"]
+
+
+def wall_ms(f, reps=15):
+    """Median CUDA-event time of ``f()`` (ms) over ``reps`` calls after two warm-up calls."""
+    f()
+    f()
+    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+    ts = []
+    for _ in range(reps):
+        e0.record()
+        f()
+        e1.record()
+        e1.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(e0, e1))
+    return statistics.median(ts)
+
+
+def device_ms(step, name):
+    """(device time of one product, replay mode): ``step`` (DEV_REPEAT products) recorded as a CUDA
+    graph, replayed REPLAYS times, median / DEV_REPEAT."""
+    rep = spla.Replay(step, "gpu:0", name=name)
+    rep()  # warm-up; the next call records
+    return wall_ms(rep, REPLAYS) / DEV_REPEAT, rep.mode
+
+
+class Switch:
+    """Set module attributes of spla.backends.gpu for a with-block."""
+
+    def __init__(self, **kw):
+        self.kw = kw
+
+    def __enter__(self):
+        self.saved = {k: getattr(G, k) for k in self.kw}
+        for k, v in self.kw.items():
+            setattr(G, k, v)
+
+    def __exit__(self, *a):
+        for k, v in self.saved.items():
+            setattr(G, k, v)
+
+
+def close(a, b, rtol=1e-4):
+    a, b = cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64)
+    return bool(np.allclose(a, b, rtol=rtol, atol=1e-5 * max(1.0, float(np.abs(b).max(initial=0)))))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graphs", default=",".join(BIG))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--quick", action="store_true", help="fewer variants")
+    ap.add_argument("--no-block", action="store_true")
+    ap.add_argument("--no-mask", action="store_true")
+    args = ap.parse_args()
+    rows = []
+
+    def rec(graph, case, ms, ok, **extra):
+        r = {"graph": graph, "case": case, "ms": ms, "ok": ok, **extra}
+        rows.append(r)
+        print(f"{graph:10s} {case:44s} {ms:9.4f} ms  {'ok' if ok else 'WRONG'} "
+              f"{' '.join(f'{k}={v}' for k, v in extra.items())}", flush=True)
+
+    for name in args.graphs.split(","):
+        t0 = time.perf_counter()
+        (src, dst, n, directed), _ = graphs.load_edges(name)
+        A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
+        del src, dst
+        ncols = int(A.shape[1])
+        print(f"# {name}: n={n} arcs={A.nnz} mean={A.nnz / ncols:.1f} built in {time.perf_counter() - t0:.1f} s",
+              flush=True)
+        rng = np.random.default_rng(0)
+        u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
+        mask_h = rng.random(ncols) < 0.10
+        mask = cp.asarray(mask_h)
+        y = cp.empty(ncols, dtype=np.float32)
+        ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
+        ref_m = cp.where(mask, ref, 0)
+
+        def k1(kernel, m, label, **sw):
+            with Switch(**sw):
+                def step():
+                    for _ in range(DEV_REPEAT):
+                        # y<m, replace> = u +.* A
+                        spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y, kernel=kernel)
+                y.fill(7)
+                ms, mode = device_ms(step, label)
+                ok = close(y, ref if m is None else ref_m)
+            rec(name, label, ms, ok, mode=mode)
+            return ms
+
+        if not args.no_mask:
+            unm = {}
+            for kern in ("scCSC", "veCSC", "scCOOC", "auto"):
+                unm[kern] = k1(kern, None, f"k1 unmasked {kern}")
+            rec(name, "k1 unmasked auto (wall)", wall_ms(lambda: spla.vxm(u, A, "plus_times")), True)
+            for kern in ("scCSC", "scCOOC", "auto"):
+                k1(kern, mask, f"k1 masked {kern}")
+            k1("scCSC", mask, "k1 masked scCSC worklist (no tiles)", SCCSC_TILES=False)
+            k1("scCSC", mask, "k1 masked scCSC tiles, static chunks", TILE_LISTED_CHUNKS=False)
+            for cpw in (1, 8):
+                k1("veCSC", mask, f"k1 masked veCSC worklist chunks/warp={cpw}", CHUNKS_PER_WARP=cpw)
+            if not args.quick:
+                for R in (2, 8):
+                    k1("scCSC", mask, f"k1 masked scCSC tiles R={R}", TILE_R=R)
+                for lc in ((64, 256), (16, 256), (32, 128), (32, 512)):
+                    k1("scCSC", mask, f"k1 masked scCSC tiles LONG={lc[0]} CHUNK={lc[1]}", TILE_LONG=lc[0],
+                       TILE_CHUNK=lc[1])
+                for cpw in (1, 2, 4, 16):
+                    k1("scCSC", mask, f"k1 masked scCSC tiles chunks/warp={cpw}", CHUNKS_PER_WARP=cpw)
+            full = cp.ones(ncols, dtype=cp.bool_)
+            ref_m, keep = ref, mask
+            mask = full
+            k1("scCSC", full, "k1 mask=all scCSC tiles")
+            k1("scCSC", full, "k1 mask=all scCSC (no tiles)", SCCSC_TILES=False)
+            k1("veCSC", full, "k1 mask=all veCSC")
+            k1("scCOOC", full, "k1 mask=all scCOOC")
+            mask = keep
+            ref_m = cp.where(mask, ref, 0)
+            ms = wall_ms(lambda: spla.vxm(u, A, "plus_times", mask=mask, kernel="scCSC"))
+            rec(name, "k1 masked scCSC tiles fresh (wall)", ms, True)
+
+        if args.no_block:
+            continue
+        mask = y = None
+        cp.get_default_memory_pool().free_all_blocks()
+        K = 32
+        U = cp.asarray(rng.random((int(A.shape[0]), K), dtype=np.float32))
+        U[:, 0] = u
+        Y = cp.empty((ncols, K), dtype=np.float32)
+        yref = spla.vxm(U[:, 7].copy(), A, "plus_times", kernel="scCSC")
+
+        def blk(kernel, label, **sw):
+            with Switch(**sw):
+                def step():
+                    for _ in range(DEV_REPEAT):
+                        # Y = U +.* A
+                        spla.vxm(U, A, "plus_times", out=Y, kernel=kernel)
+                Y.fill(7)
+                ms, mode = device_ms(step, label)
+                ok = close(Y[:, 7], yref) and close(Y[:, 0], ref)
+                wall = wall_ms(lambda: spla.vxm(U, A, "plus_times", kernel=kernel), reps=7)
+            rec(name, label, ms, ok, mode=mode, wall_ms=round(wall, 4), arcs=int(A.nnz))
+
+        blk("scCSC", "k32 scCSC")
+        blk("veCSC", "k32 veCSC scalar", VECSC_ROWS=False)
+        blk("veCSC", "k32 veCSC rows", VECSC_ROWS=True)
+        if not args.quick:
+            for lc in ((512, 256), (256, 128), (64, 32)):
+                blk("veCSC", f"k32 veCSC rows LONG={lc[0]} CHUNK={lc[1]}", VECSC_ROWS=True, ROWS_LONG=lc[0],
+                    ROWS_CHUNK=lc[1])
+        try:
+            from benchmarks.peers import transpose_csr
+
+            S = transpose_csr(A, np.float32, gpu=True)
+            Uf = cp.asfortranarray(U)
+            ms = wall_ms(lambda: S @ Uf, reps=7)
+            rec(name, "k32 cuSPARSE SpMM (wall)", ms, close((S @ Uf)[:, 7], yref))
+            del S, Uf
+        except Exception as e:  # noqa: BLE001
+            print(f"cuSPARSE: {type(e).__name__}: {e}")
+        del U, Y, A
+        cp.get_default_memory_pool().free_all_blocks()
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        Path(args.out, "probe_products.json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
