@@ -16,7 +16,7 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
 * k-blocks of 8 or more vectors whose rows are whole 16-byte pieces of at most
   ``ROWS_MAX_BYTES`` (one piece per lane of a warp; float32 k = 8, 12, ..., 128): ``veCSC``,
   whose block mode gives each column a group of lanes that gathers the rows with 16-byte loads
-  and splits long columns (k = 32 float32, H100: 1.6-7x faster than scCSC, which beat the scalar
+  and splits long columns (k = 32 float32, H100: 1.4-7.3x faster than scCSC, which beat the scalar
   veCSC block and scCOOC before; docs/benchmarks.md); other blocks of 8 or more: ``scCSC`` (a
   thread per (column, vector), vectors fastest: a warp reads one gathered row's k values in one
   coalesced transaction).  The wide float64 blocks of all-sources betweenness (k = 512..8192,

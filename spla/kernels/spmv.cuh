@@ -630,6 +630,22 @@ __global__ void spla_sccooc(const I* __restrict__ rowidx, const I* __restrict__ 
     }
 }
 
+// One warp's chunk of a long column (k == 1): lane l reduces entries begin + l, + 32, ... < end
+// (spla_group_reduce: coalesced rowidx, identity inputs skipped), the warp reduces with a full-mask
+// xor butterfly, and lane 0 ADDs the total into *dst with ADD's atomic (nothing when it is the
+// identity).  Every lane of the warp must call it, with the same arguments.
+template <class Add, class Mul, class T, class I, bool PATTERN>
+SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restrict__ vals, const T* __restrict__ u,
+                                  long long begin, long long end, T* dst, int vec4)
+{
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL, vec4, ident);
+    for (int off = 16; off > 0; off >>= 1)
+        acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+    if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(dst, acc);
+}
+
 // ================================================================================================
 // scCSC tiles (k == 1, masked): a warp per tile of 32 * R consecutive columns (R <= SPLA_TILE_R;
 // grid-stride over tiles by global warp id, so every loop is warp-uniform).  A sparse mask costs a
@@ -754,18 +770,12 @@ __global__ void spla_listed_chunks(const long long* __restrict__ item_col, const
                                    const unsigned long long* __restrict__ item_count, const I* __restrict__ rowidx,
                                    const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y, int vec4)
 {
-    const T ident = Add::template identity<T>();
-    const unsigned int lane = threadIdx.x & 31u;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long items = (long long)*item_count;
     for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < items; q += nwarps) {
         const long long j = spla_ld(item_col + q);
         const long long begin = spla_ld(item_first + q), end = spla_ld(item_last + q);
-        T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL, vec4,
-                                                        ident);
-        for (int off = 16; off > 0; off >>= 1)
-            acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
-        if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(y + j, acc);
+        spla_warp_chunk_add<Add, Mul, T, I, PATTERN>(rowidx, vals, u, begin, end, y + j, vec4);
     }
 }
 
@@ -972,7 +982,6 @@ __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const 
                                        int direct, const bool* __restrict__ mask, long long mask_js,
                                        int mask_mode, long long nchunks, int vec4, int per_warp)
 {
-    const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     const long long groups = (nchunks + per_warp - 1) / per_warp;
@@ -997,11 +1006,7 @@ __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const 
             const long long j = __shfl_sync(0xffffffffu, my_j, l);
             const long long begin = __shfl_sync(0xffffffffu, my_begin, l);
             const long long end = __shfl_sync(0xffffffffu, my_end, l);
-            T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL,
-                                                            vec4, ident);
-            for (int off = 16; off > 0; off >>= 1)
-                acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
-            if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(direct ? y + j : tl + idx, acc);
+            spla_warp_chunk_add<Add, Mul, T, I, PATTERN>(rowidx, vals, u, begin, end, direct ? y + j : tl + idx, vec4);
         }
     }
 }
