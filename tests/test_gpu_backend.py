@@ -22,6 +22,7 @@ targets are measured by ``python -m benchmarks --only spmv`` (docs/benchmarks.md
 from __future__ import annotations
 
 import itertools
+import types
 import zlib
 
 import numpy as np
@@ -482,8 +483,10 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
         assert gpu._use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0)
         assert not gpu._use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0)
         monkeypatch.setattr(gpu, "SCCSC_TILES", True)
-    for R in (1, 2, 8) if tiles else (8,):
+    for R, group, min_warps in ((1, 1, 0), (2, 4, 0), (8, 32, 0), (8, "auto", 8)) if tiles else ((8, 1, 0),):
         monkeypatch.setattr(gpu, "TILE_R", R)
+        monkeypatch.setattr(gpu, "TILE_GROUP", group)  # lanes per kept column: up to 1, 4, 32 or the rule's
+        monkeypatch.setattr(gpu, "TILE_MIN_WARPS", min_warps)  # 0: R and BLOCK as set; 8: narrowed (R=1, 1 warp)
         for mname in ("rect", "heavy", "loops", "0x4", "1x1", "1x1-empty"):
             A = matrix(mname, dtype)
             for config in _configs(dtype):
@@ -498,9 +501,10 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
     ident = sr.add.identity(np.dtype(dtype))
     accum = "lor" if np.dtype(dtype) == np.bool_ else ("bor" if name == "bor_first" else "min")
-    for per_warp, listed in ((1, False), (8, False), (32, False), (8, True)):
+    for per_warp, listed, group in ((1, False, 1), (8, False, 2), (32, False, "auto"), (8, True, 8), (8, True, 32)):
         monkeypatch.setattr(gpu, "CHUNKS_PER_WARP", per_warp)
         monkeypatch.setattr(gpu, "TILE_LISTED_CHUNKS", listed)
+        monkeypatch.setattr(gpu, "TILE_GROUP", group)
         for keep in (0.0, 0.1, 1.0):
             for complement, acc, use_out, replace in ((False, None, False, False), (True, None, True, True),
                                                       (False, accum, True, False), (False, None, True, False)):
@@ -511,8 +515,31 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
                 got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, acc,
                               None if out is None else cp.asarray(out), replace, "scCSC")
                 np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=(
-                    f"tiles={tiles} per_warp={per_warp} listed={listed} keep={keep} complement={complement} "
+                    f"tiles={tiles} per_warp={per_warp} listed={listed} group={group} keep={keep} complement={complement} "
                     f"accum={acc} out={use_out} replace={replace}"))
+
+
+def test_tile_geometry_and_group(monkeypatch):
+    """The tiles' launch shape: a graph with enough tiles keeps TILE_R and BLOCK; a small one gets narrower
+    tiles and smaller blocks (every SM at least two); the lanes per kept column follow the mean short
+    column (empty and long columns left out), a power of two in [1, 8]."""
+    sms = gpu._sm_count(0)
+    assert gpu._tile_geometry(10**8, 0) == (gpu.TILE_R, gpu.BLOCK)
+    R, block = gpu._tile_geometry(49151, 0)
+    tiles = -(-49151 // (32 * R))
+    assert R < gpu.TILE_R and (R == 1 or tiles >= gpu.TILE_MIN_WARPS * sms)
+    assert block == 32 or -(-tiles // (block // 32)) >= 2 * sms
+    assert gpu._tile_geometry(1, 0) == (1, 32)
+    lengths = {"grid": [4] * 100, "ba": [8] * 90 + [500] * 10 + [0] * 50, "dense": [33] * 10, "ws": [12] * 10,
+               "wide": [32] * 10}
+    want = {"grid": 1, "ba": 2, "dense": 1, "ws": 4, "wide": 8}
+    for name, lens in lengths.items():
+        colptr = cp.asarray(np.concatenate([[0], np.cumsum(lens)]).astype(np.int32))
+        A = types.SimpleNamespace(_cache={})
+        assert gpu._tile_group(cp, A, colptr) == want[name], name
+        assert list(A._cache.values()) == [want[name]]  # cached on the matrix
+    monkeypatch.setattr(gpu, "TILE_GROUP", 4)
+    assert gpu._tile_group(cp, types.SimpleNamespace(_cache={}), colptr) == 4
 
 
 @pytest.mark.parametrize("rows", [True, False])

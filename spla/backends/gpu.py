@@ -39,9 +39,8 @@ ATOMIC_KERNELS = ("scCOOC", "push")
 KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
 SPMV_SOURCE = KERNEL_DIR / "spmv.cuh"
 BITS_SOURCE = KERNEL_DIR / "bits.cuh"
-NVRTC_OPTIONS = ("-std=c++17",)
-
-BLOCK = 256  # threads per block of every launch (a multiple of 32)
+BLOCK = 256  # threads per block of every launch (a multiple of 32; SPLA_BLOCK in spmv.cuh)
+NVRTC_OPTIONS = ("-std=c++17", f"-DSPLA_BLOCK={BLOCK}")
 MAX_BLOCKS = 1 << 20  # grid cap; the kernels loop grid-stride beyond it
 
 #: Override of the veCSC group size (lanes per column) for k == 1, e.g. for benchmarks;
@@ -89,6 +88,16 @@ VECSC_VEC4 = True
 #: "auto": see _use_tiles; True / False: always / never (scCSC's column walk or mask worklist; benchmarks).
 SCCSC_TILES = "auto"
 TILE_R = 4  # SPLA_TILE_R = 8 in spmv.cuh is the largest
+#: A graph with fewer than TILE_MIN_WARPS tiles per SM gets narrower tiles (TILE_R halved down to 1)
+#: and smaller blocks (down to one warp, at least two blocks per SM), so that every SM tests masks
+#: (Mycielski-16, 49k columns: 48 blocks of 128-column tiles took 10 µs of a 20 µs product, H100).
+TILE_MIN_WARPS = 8
+#: Lanes per kept column in a tile (spla_sccsc_tiles' group_max): "auto" gives a group enough lanes that
+#: each walks at most TILE_LANE_ENTRIES entries (one unrolled step) of the mean short column (a power of
+#: two, at most 8), so that a sparse mask's few kept columns per tile are walked by the whole warp in one
+#: short round; an int forces it (benchmarks).
+TILE_GROUP = "auto"
+TILE_LANE_ENTRIES = 4
 TILE_LONG = 32
 TILE_CHUNK = 256
 CHUNKS_PER_WARP = 8
@@ -539,6 +548,47 @@ def _use_tiles(cp, A, colptr, ncols, device_id):
     return _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) is not None
 
 
+def _tile_group(cp, A, colptr):
+    """spla_sccsc_tiles' group_max for A (TILE_GROUP; "auto": the least power of two G <= 8 giving a lane at most
+    TILE_LANE_ENTRIES entries of the mean non-empty column with at most TILE_LONG entries), cached."""
+    if TILE_GROUP != "auto":
+        return int(TILE_GROUP)
+    cache = getattr(A, "_cache", None)
+    key = ("tile_group", TILE_LONG, TILE_LANE_ENTRIES, colptr.device.id)
+    if isinstance(cache, dict) and key in cache:
+        return cache[key]
+    lengths = cp.diff(colptr)
+    short = (lengths > 0) & (lengths <= TILE_LONG)
+    count = int(short.sum())
+    mean = float(lengths[short].sum()) / count if count else 0.0
+    group = 1
+    while group < 8 and mean > group * TILE_LANE_ENTRIES:
+        group *= 2
+    if isinstance(cache, dict):
+        cache[key] = group
+    return group
+
+
+def _tile_geometry(ncols, device_id):
+    """(R, threads per block) of a spla_sccsc_tiles launch over ncols columns: TILE_R, halved while the
+    graph has fewer than TILE_MIN_WARPS tiles per SM; BLOCK, halved (down to one warp) while the grid
+    would give an SM fewer than two blocks."""
+    sms = _sm_count(device_id)
+    R = TILE_R
+    while R > 1 and -(-ncols // (32 * R)) < TILE_MIN_WARPS * sms:
+        R //= 2
+    tiles = -(-ncols // (32 * R))
+    block = BLOCK
+    while block > 32 and -(-tiles // (block // 32)) < 2 * sms:
+        block //= 2
+    return R, block
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(device_id):
+    return int(_cupy().cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
 def _rows_fit(u, y, k, dtype):
     """Whether a k > 1 veCSC product can read 16-byte row pieces (spla_vecsc_rows): VECSC_ROWS, rows a
     multiple of 16 bytes, u and y 16-byte aligned."""
@@ -628,6 +678,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         i64, i32 = np.int64, np.int32
         acc = i32(ACCUM_CODES[accum])
         group = vecsc_group_size(A, k) if kernel == "veCSC" else 1
+        variant, threads_per_block = "", BLOCK  # the kernel's mode and block, for the DEBUG line
         tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
         listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
             ncols * group, device_id)
@@ -645,10 +696,14 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         vec4 = i32(1 if VECSC_VEC4 else 0)
 
         if tiles:
+            variant = " (tiles)"
             split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) if can_split else None
             direct = split is not None and adds
-            ntiles = -(-ncols // (32 * TILE_R))
-            grid = int(max(1, min(-(-ntiles // (BLOCK // 32)), MAX_BLOCKS)))
+            R, tile_block = _tile_geometry(ncols, device_id)
+            group_max = _tile_group(cp, A, colptr)
+            ntiles = -(-ncols // (32 * R))
+            grid = int(max(1, min(-(-ntiles // (tile_block // 32)), MAX_BLOCKS)))
+            threads_per_block = tile_block
             # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
             listed_chunks = direct and TILE_LISTED_CHUNKS
             if listed_chunks:
@@ -658,11 +713,11 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             else:
                 items, item_count = [np.uint64(0)] * 3, np.uint64(0)  # null: static chunks test their masks
             # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes
-            funcs["scCSC_tiles"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols),
-                                                      i32(TILE_R), acc, i32(flags),
-                                                      i64(split["long_len"] if split is not None else 0),
-                                                      i32(1 if direct and becomes else 0), *items, item_count,
-                                                      i64(TILE_CHUNK)))
+            funcs["scCSC_tiles"]((grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
+                                                           i64(ncols), i32(R), acc, i32(flags),
+                                                           i64(split["long_len"] if split is not None else 0),
+                                                           i32(1 if direct and becomes else 0), *items, item_count,
+                                                           i64(TILE_CHUNK), i32(group_max)))
             if listed_chunks:
                 # y<mask>[long computed columns] += their chunks (atomic ADD)
                 funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),
@@ -690,6 +745,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                    flags, vec4)
         elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
             group = _rows_group(k, dtype)
+            variant = " (rows)"
             split = (_vecsc_long(cp, A, colptr, 32, ROWS_LONG, ROWS_CHUNK)
                      if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
             grid = _grid(ncols * group)
@@ -743,9 +799,9 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             if merge:
                 _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("gpu vxm: kernel=%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
-                      "mask=%s%s accum=%s out=%s replace=%s", kernel, add, mul, " (swapped)" if swap else "",
-                      dtype, index_dtype, "pattern" if pattern else "valued", k, grid, BLOCK, group,
+            log.debug("gpu vxm: kernel=%s%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
+                      "mask=%s%s accum=%s out=%s replace=%s", kernel, variant, add, mul, " (swapped)" if swap else "",
+                      dtype, index_dtype, "pattern" if pattern else "valued", k, grid, threads_per_block, group,
                       ("none", "mask", "~mask")[mode],
                       (" (inputs listed)" if kernel == "push" else " (worklist)") if listed else "", accum, out is not None,
                       replace)

@@ -52,6 +52,21 @@
 
 #define SPLA_DEV __device__ __forceinline__
 
+// Threads per block of every launch (the backend passes its BLOCK) and the resident blocks per SM asked
+// of ptxas for the row-piece kernels (__launch_bounds__: at most 40 registers, 48 warps in flight
+// instead of 40; k = 32 float32, H100: ws2M 0.49 -> 0.41 ms, kron20 0.80 -> 0.74, BA n=2M 0.81 ->
+// 0.77; the masked tiles and listed chunks ran slower so bounded, spilling).
+#ifndef SPLA_BLOCK
+#define SPLA_BLOCK 256
+#endif
+#ifndef SPLA_ROWS_MIN_BLOCKS
+#define SPLA_ROWS_MIN_BLOCKS 6
+#endif
+// Entries in flight per lane in the row-piece walk (spla_piece_reduce): 4 or 8.
+#ifndef SPLA_ROWS_UNROLL
+#define SPLA_ROWS_UNROLL 4
+#endif
+
 // ------------------------------------------------------------------------------------------------
 // Loads through the read-only data cache.  bool has no __ldg overload: read the byte.
 // ------------------------------------------------------------------------------------------------
@@ -655,8 +670,11 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 //   1. Lane l tests the mask of columns first + 32 r + l (r < R; the R loads issued together),
 //      stores the not-computed ones (the identity under FRESH / REPLACE), and ballots the computed
 //      ones into the warp's shared list (column offsets in the tile, in column order).
-//   2. Lane l walks listed columns l, l + 32, ... as scCSC's thread does (spla_column_reduce, four
-//      gathers in flight) and stores them with spla_store.
+//   2. A group of G lanes walks each listed column (G: the largest power of two <= group_max with
+//      G * kept <= 32, so a sparse mask still fills the warp in one round; G = 1 when the tile keeps more
+//      than 32 / 2 columns): lane g of the group reduces entries start + g, + G, ... (spla_column_reduce,
+//      four gathers in flight), the group combines with an xor butterfly, and its first lane stores
+//      y[j] with spla_store.  Listed columns q0 + l / G for rounds q0 = 0, 32 / G, ...
 //   long_len > 0: a computed column with more than long_len entries is skipped in step 2 (with
 //   long_init != 0 its y[j] is set to the identity first) and produced a warp per chunk, so hub
 //   columns do not stall a lane: with item_count != null the warp lists its long computed columns'
@@ -666,7 +684,8 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 //   into y; with item_count == null spla_vecsc_long_chunks (and spla_vecsc_long_finish) walk the
 //   static chunks of every long column, testing their masks.
 //   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows,) T, y (ncols,) T, mask (ncols,)
-//   bool at mask[j * mask_js].  Shared memory: 32 * SPLA_TILE_R bytes per warp.
+//   bool at mask[j * mask_js]; group_max a power of two in [1, 32].  Shared memory: 32 * SPLA_TILE_R
+//   bytes per warp of SPLA_BLOCK threads.
 // ================================================================================================
 #define SPLA_TILE_R 8
 
@@ -677,9 +696,9 @@ __global__ void spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restri
                                  int R, int accum, int flags, long long long_len, int long_init,
                                  long long* __restrict__ item_col, long long* __restrict__ item_first,
                                  long long* __restrict__ item_last, unsigned long long* __restrict__ item_count,
-                                 long long chunk)
+                                 long long chunk, int group_max)
 {
-    __shared__ unsigned char s_list[32][32 * SPLA_TILE_R];  // blockDim.x <= 1024: at most 32 warps
+    __shared__ unsigned char s_list[SPLA_BLOCK / 32][32 * SPLA_TILE_R];  // blockDim.x <= SPLA_BLOCK
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int below = (1u << lane) - 1u;
@@ -706,23 +725,31 @@ __global__ void spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restri
             kept += __popc(b);
         }
         __syncwarp();
-        for (int q0 = 0; q0 < kept; q0 += 32) {  // warp-uniform
-            const int q = q0 + (int)lane;
+        // G lanes per listed column: the most (<= group_max) that still walk every kept column in one round
+        int G = group_max;
+        while (G > 1 && G * kept > 32) G >>= 1;  // warp-uniform
+        const int g = (int)lane & (G - 1);
+        for (int q0 = 0; q0 < kept; q0 += 32 / G) {  // warp-uniform
+            const int q = q0 + (int)lane / G;
             long long j = 0, start = 0, end = 0;
             bool is_long = false;
+            T acc = ident;
             if (q < kept) {
                 j = first + (long long)list[q];
                 start = spla_ld(colptr + j);
                 end = spla_ld(colptr + j + 1);
                 is_long = long_len > 0 && end - start > long_len;
-                if (!is_long) {
-                    const T acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start, end,
-                                                                              1LL, ident, ident);
-                    spla_store(y, j, true, acc, ident, accum, flags);
-                } else if (long_init) {
-                    y[j] = ident;  // the chunks ADD the result into it
-                }
+                if (!is_long)
+                    acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + g, end,
+                                                                      (long long)G, ident, ident);
             }
+            for (int off = G >> 1; off > 0; off >>= 1)  // the group's lanes combine (aligned groups of G)
+                acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+            if (q < kept && g == 0) {
+                if (!is_long) spla_store(y, j, true, acc, ident, accum, flags);
+                else if (long_init) y[j] = ident;  // the chunks ADD the result into it
+            }
+            is_long = is_long && g == 0;  // a long column is listed once, by its group's first lane
             if (item_count == nullptr) continue;  // the static chunks of every long column test their own masks
             // list the chunks of this round's long computed columns: one atomicAdd reserves the slots of
             // all of them (a warp scan of their chunk counts), then the warp writes each column's chunks
@@ -826,18 +853,16 @@ SPLA_DEV spla_piece<T> spla_piece_reduce(const I* __restrict__ rowidx, const T* 
 #pragma unroll
     for (int v = 0; v < (int)(16 / sizeof(T)); ++v) acc.v[v] = ident;
     long long p = first;
-    for (; end - p > 3; p += 4) {
-        long long i[4];
-        spla_load4(rowidx, p, 1LL, i);
-        spla_piece<T> x0, x1, x2, x3;
-        x0.raw = __ldg(u4 + i[0] * P + pc);
-        x1.raw = __ldg(u4 + i[1] * P + pc);
-        x2.raw = __ldg(u4 + i[2] * P + pc);
-        x3.raw = __ldg(u4 + i[3] * P + pc);
-        spla_piece_add<Add, Mul, T>(acc, x0, spla_entry<T, PATTERN>(vals, p), ident);
-        spla_piece_add<Add, Mul, T>(acc, x1, spla_entry<T, PATTERN>(vals, p + 1), ident);
-        spla_piece_add<Add, Mul, T>(acc, x2, spla_entry<T, PATTERN>(vals, p + 2), ident);
-        spla_piece_add<Add, Mul, T>(acc, x3, spla_entry<T, PATTERN>(vals, p + 3), ident);
+    constexpr int U = SPLA_ROWS_UNROLL;
+    for (; end - p > U - 1; p += U) {
+        long long i[U];
+#pragma unroll
+        for (int q = 0; q < U; ++q) i[q] = (long long)spla_ld(rowidx + p + q);
+        spla_piece<T> x[U];
+#pragma unroll
+        for (int q = 0; q < U; ++q) x[q].raw = __ldg(u4 + i[q] * P + pc);
+#pragma unroll
+        for (int q = 0; q < U; ++q) spla_piece_add<Add, Mul, T>(acc, x[q], spla_entry<T, PATTERN>(vals, p + q), ident);
     }
     for (; p < end; ++p) {
         spla_piece<T> x;
@@ -882,7 +907,7 @@ SPLA_DEV void spla_piece_store(uint4* __restrict__ y4, long long at, unsigned in
 }
 
 template <class Add, class Mul, class T, class I, bool PATTERN>
-__global__ void spla_vecsc_rows(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+__global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_rows(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                                 const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                                 const bool* __restrict__ mask, long long mask_js, long long mask_cs,
                                 int mask_mode, long long ncols, long long k, int L, int accum, int flags,
@@ -927,7 +952,7 @@ __global__ void spla_vecsc_rows(const I* __restrict__ colptr, const I* __restric
 // the result; otherwise accum is ADD and y keeps its value where not computed).
 //   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; y (ncols, k) T.
 template <class Add, class Mul, class T, class I, bool PATTERN>
-__global__ void spla_vecsc_rows_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
+__global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_rows_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
                                             const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
                                             const I* __restrict__ rowidx, const T* __restrict__ vals,
                                             const T* __restrict__ u, T* __restrict__ y,
