@@ -416,13 +416,17 @@ def _grid(threads):
 
 
 @functools.lru_cache(maxsize=None)
+def _sm_count(device_id):
+    """Streaming multiprocessors of the device."""
+    return int(_cupy().cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
+@functools.lru_cache(maxsize=None)
 def _resident_blocks(device_id):
     """Blocks of BLOCK threads the device holds at once (SMs x threads per SM / BLOCK): the grid of
     a worklist launch, whose length is known only on the device."""
-    cp = _cupy()
-    attrs = cp.cuda.Device(device_id).attributes
-    per_sm = int(attrs["MaxThreadsPerMultiProcessor"])
-    return max(1, int(attrs["MultiProcessorCount"]) * max(1, per_sm // BLOCK))
+    per_sm = int(_cupy().cuda.Device(device_id).attributes["MaxThreadsPerMultiProcessor"])
+    return max(1, _sm_count(device_id) * max(1, per_sm // BLOCK))
 
 
 def _use_worklist(walk_threads, device_id):
@@ -582,11 +586,6 @@ def _tile_geometry(ncols, device_id):
     while block > 32 and -(-tiles // (block // 32)) < 2 * sms:
         block //= 2
     return R, block
-
-
-@functools.lru_cache(maxsize=None)
-def _sm_count(device_id):
-    return int(_cupy().cuda.Device(device_id).attributes["MultiProcessorCount"])
 
 
 def _rows_fit(u, y, k, dtype):
