@@ -173,6 +173,8 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
             b.measure(NAME, {**gf, "measure": "vxm_block32", "system": "spla", "kernel": kernel, "k": BLOCK_K},
                       lambda kernel=kernel: spla.vxm(U, A, "plus_times", kernel=kernel),
                       check=check_block, derive=thr(k=BLOCK_K))
+        if gpu:
+            _block_device_time(b, spla, A, U, gf, check_block)
         if S is not None:
             # cuSPARSE's SpMM wants a column-major dense operand: give it one (made outside the timing)
             Uf = xp.asfortranarray(U)
@@ -195,6 +197,33 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
             Sc = AT.astype(np.float32)
             b.measure(NAME, {**gf, "measure": "vxm", "system": "scipy", "kernel": "csr", "k": 1},
                       lambda: Sc @ u_h, check=check_vec(y_ref), on="cpu", derive=thr(values=4))
+
+
+def _block_device_time(b: Bench, spla, A, U, gf: dict, check_block) -> None:
+    """The k = 32 block product (kernel "auto") in device time (measure ``vxm_block32_dev``; per product:
+    the replayed graph's time / DEV_REPEAT), as ``vxm_dev`` times k = 1: the ratio of the two is the
+    products' throughput without the host's share of one call."""
+    if b.remaining() < 2:
+        b.skip(NAME, {**gf, "measure": "vxm_block32_dev", "system": "spla", "kernel": "auto"}, "time budget spent")
+        return
+    Y = b.xp.empty((int(A.shape[1]), U.shape[1]), dtype=U.dtype)
+
+    def step():
+        for _ in range(DEV_REPEAT):
+            # Y = U +.* A
+            spla.vxm(U, A, "plus_times", out=Y)
+
+    try:
+        rep = spla.Replay(step, A.device, name="vxm_block32_dev")
+        rep()
+        rep()  # warm-up, then recorded: later calls replay the graph
+    except Exception as e:  # noqa: BLE001
+        b.note(NAME, {**gf, "measure": "vxm_block32_dev", "system": "spla", "kernel": "auto", "status": "error",
+                      "error": f"{type(e).__name__}: {e}"})
+        return
+    b.measure(NAME, {**gf, "measure": "vxm_block32_dev", "system": "spla", "kernel": "auto", "k": BLOCK_K,
+                     "replayed": rep.mode == "graph", "products_per_call": DEV_REPEAT},
+              lambda: (rep(), Y)[1], check=check_block, memory=False)
 
 
 def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked) -> None:
@@ -294,4 +323,9 @@ def summarize(records: list[dict]) -> dict:
             g["block_best_ms"] = min(bl.values())
             # arc*vectors per second at k=32 over arcs per second at k=1
             g["block_ratio"] = BLOCK_K * g["best_ms"] / g["block_best_ms"]
+        # the same in device time: best k = 1 product (replayed) against the k = 32 "auto" product (replayed)
+        bdev = t.get(("vxm_block32_dev", "spla", "auto"))
+        if bdev and g.get("dev_best_ms"):
+            g["block_dev_ms"] = bdev
+            g["block_ratio_dev"] = BLOCK_K * g["dev_best_ms"] / bdev
     return out

@@ -10,17 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import device as _dev
+from .backends import cpu as _cpu_backend
+from .backends import gpu as _gpu_backend
 from .errors import DimensionMismatch, DomainMismatch
 
 
 def _backend(x):
-    if _dev.array_device(x) == "cpu":
-        from .backends import cpu
-
-        return cpu
-    from .backends import gpu
-
-    return gpu
+    return _cpu_backend if _dev.array_device(x) == "cpu" else _gpu_backend
 
 
 def popcount(X):

@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import device as _dev
+from .backends import cpu as _cpu_backend
+from .backends import gpu as _gpu_backend
 from .errors import DimensionMismatch, DomainMismatch
 from .matrix import Matrix
 
@@ -42,13 +44,7 @@ def index_dtype(n: int, k: int):
 
 
 def _backend(device):
-    if _dev.is_gpu(device):
-        from .backends import gpu
-
-        return gpu
-    from .backends import cpu
-
-    return cpu
+    return _gpu_backend if _dev.is_gpu(device) else _cpu_backend
 
 
 def _check(A, queue, depth, block, start, count, top=None):

@@ -15,8 +15,11 @@ import numpy as np
 
 from . import device as _dev
 from . import semirings as _sr
+from .backends import cpu as _cpu_backend
+from .backends import gpu as _gpu_backend
 from .errors import DimensionMismatch, DomainMismatch, KernelUnavailable, UnknownNameError
 from .matrix import Matrix
+from .selection import choose_kernel
 
 log = logging.getLogger("spla")
 
@@ -35,13 +38,8 @@ def normalize_kernel(kernel) -> str:
 
 
 def _backend(device):
-    if _dev.is_gpu(device):
-        from .backends import gpu
-
-        return gpu
-    from .backends import cpu
-
-    return cpu
+    # both backend modules import without CuPy (the GPU one loads it on first use)
+    return _gpu_backend if _dev.is_gpu(device) else _cpu_backend
 
 
 def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, replace=False, kernel="auto"):
@@ -140,8 +138,6 @@ def _product(u, A, semiring, mask, complement, accum, out, replace, kernel, tran
     backend = _backend(A.device)
     k = 1 if u.ndim == 1 else u.shape[1]
     if kernel == "auto":
-        from .selection import choose_kernel
-
         kernel, reason = choose_kernel(M, k=k, semiring=semiring, dtype=u.dtype, masked=mask is not None)
     else:
         reason = "requested"

@@ -55,7 +55,7 @@
 // Threads per block of every launch (the backend passes its BLOCK) and the resident blocks per SM asked
 // of ptxas for the row-piece kernels (__launch_bounds__: at most 40 registers, 48 warps in flight
 // instead of 40; k = 32 float32, H100: ws2M 0.49 -> 0.41 ms, kron20 0.80 -> 0.74, BA n=2M 0.81 ->
-// 0.77; the masked tiles and listed chunks ran slower so bounded, spilling).
+// 0.77; the listed chunks ran slower so bounded, spilling).
 #ifndef SPLA_BLOCK
 #define SPLA_BLOCK 256
 #endif
@@ -65,6 +65,18 @@
 // Entries in flight per lane in the row-piece walk (spla_piece_reduce): 4 or 8.
 #ifndef SPLA_ROWS_UNROLL
 #define SPLA_ROWS_UNROLL 4
+#endif
+// Resident blocks per SM asked of ptxas for the masked tiles (0: no __launch_bounds__): 5 gives 48
+// registers instead of 60 (24 bytes spilled), 40 warps per SM instead of 32; 90%-masked products,
+// H100: grid2000 0.0461 -> 0.0416 ms, ws2M 0.0318 -> 0.0296, BA n=2M 0.0392 -> 0.0383, the Kronecker
+// and Mycielski graphs unchanged; 6 spills 188 bytes and is slower everywhere.
+#ifndef SPLA_TILE_MIN_BLOCKS
+#define SPLA_TILE_MIN_BLOCKS 5
+#endif
+#if SPLA_TILE_MIN_BLOCKS > 0
+#define SPLA_TILE_BOUNDS __launch_bounds__(SPLA_BLOCK, SPLA_TILE_MIN_BLOCKS)
+#else
+#define SPLA_TILE_BOUNDS
 #endif
 
 // ------------------------------------------------------------------------------------------------
@@ -690,7 +702,7 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 #define SPLA_TILE_R 8
 
 template <class Add, class Mul, class T, class I, bool PATTERN>
-__global__ void spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restrict__ rowidx,
+__global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                                  const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                                  const bool* __restrict__ mask, long long mask_js, int mask_mode, long long ncols,
                                  int R, int accum, int flags, long long long_len, int long_init,
