@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import device as _dev
-from .backends import cpu as _cpu_backend
-from .backends import gpu as _gpu_backend
+from .backends import for_device
 from .errors import DimensionMismatch, DomainMismatch
 
 
 def _backend(x):
-    return _cpu_backend if _dev.array_device(x) == "cpu" else _gpu_backend
+    return for_device(_dev.array_device(x))
 
 
 def popcount(X):

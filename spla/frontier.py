@@ -32,8 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import device as _dev
-from .backends import cpu as _cpu_backend
-from .backends import gpu as _gpu_backend
+from .backends import for_device as _backend
 from .errors import DimensionMismatch, DomainMismatch
 from .matrix import Matrix
 
@@ -41,10 +40,6 @@ from .matrix import Matrix
 def index_dtype(n: int, k: int):
     """The dtype of flat indices into an (n, k) block: int32 while n*k < 2^31, else int64."""
     return np.dtype(np.int32) if n * k < 2 ** 31 else np.dtype(np.int64)
-
-
-def _backend(device):
-    return _gpu_backend if _dev.is_gpu(device) else _cpu_backend
 
 
 def _check(A, queue, depth, block, start, count, top=None):

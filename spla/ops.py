@@ -15,8 +15,7 @@ import numpy as np
 
 from . import device as _dev
 from . import semirings as _sr
-from .backends import cpu as _cpu_backend
-from .backends import gpu as _gpu_backend
+from .backends import for_device as _backend
 from .errors import DimensionMismatch, DomainMismatch, KernelUnavailable, UnknownNameError
 from .matrix import Matrix
 from .selection import choose_kernel
@@ -35,11 +34,6 @@ def normalize_kernel(kernel) -> str:
         if kernel.lower() in _KERNEL_BY_LOWER:
             return _KERNEL_BY_LOWER[kernel.lower()]
     raise UnknownNameError(f"unknown kernel {kernel!r}; use 'auto' or one of {', '.join(KERNELS)}")
-
-
-def _backend(device):
-    # both backend modules import without CuPy (the GPU one loads it on first use)
-    return _gpu_backend if _dev.is_gpu(device) else _cpu_backend
 
 
 def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, replace=False, kernel="auto"):

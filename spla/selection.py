@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import device as _dev
+from .backends import for_device
 
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
@@ -185,7 +185,7 @@ def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
     name, why = choose_kernel(A, k, semiring, dtype, masked)
     if int(k) == 1:
         push_cost, pull_cost = direction_cost(A, "push", push, pull), direction_cost(A, name, push, pull)
-        ok = True if semiring is None else _backend_for(A).supports("push", semiring, dtype)[0]
+        ok = True if semiring is None else for_device(A.device).supports("push", semiring, dtype)[0]
         if ok and push_cost < pull_cost:
             return "push", (f"push: the inputs that contribute leave {push:,.0f} arcs, the computed outputs "
                             f"receive {pull:,.0f}; modelled cost {push_cost:,.0f} < {pull_cost:,.0f} arcs by {name}")
@@ -193,7 +193,7 @@ def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
 
 
 def _choose(A, k, semiring, dtype, sparse_mask=False):
-    backend = _backend_for(A)
+    backend = for_device(A.device)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
     skewed = mean_len > 0 and max_len >= COOC_SKEW * mean_len
@@ -229,13 +229,3 @@ def _choose(A, k, semiring, dtype, sparse_mask=False):
                 return name, why
         raise AssertionError("no kernel supports this semiring")  # CSC kernels support every semiring
     return order[0], why
-
-
-def _backend_for(A):
-    if _dev.is_gpu(A.device):
-        from .backends import gpu
-
-        return gpu
-    from .backends import cpu
-
-    return cpu

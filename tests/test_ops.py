@@ -463,3 +463,11 @@ def test_on_each_device_decorator(device):
     assert device in ("cpu", "gpu:0")
     A = spla.Matrix.from_edges(np.array([0]), np.array([1]), device=device)
     assert A.device == device
+
+
+def test_backend_for_device():
+    from spla import backends
+
+    assert backends.for_device("cpu") is backends.cpu
+    assert backends.for_device("gpu") is backends.gpu
+    assert backends.for_device("gpu:1") is backends.gpu

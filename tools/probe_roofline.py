@@ -3,7 +3,7 @@ masked (90%) and k = 32 products.
 
     PYTHONPATH=. python3 tools/probe_roofline.py [--graphs a,b,...] [--out DIR]
 
-Rates (CUDA events, median of REPS after a warm-up):
+Rates (probe_products.wall_ms: CUDA events, median of REPS after two warm-up calls):
 
 * ``copy``: a device-to-device copy of 2 GiB (bytes read + written per second);
 * ``gather S x 32 B``: random runs of S consecutive 32-byte sectors (S = 1, 2, 4: the isolated
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -44,7 +43,7 @@ import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import BIG, DEV_REPEAT, device_ms
+from probe_products import BIG, DEV_REPEAT, device_ms, wall_ms
 
 REPS = 10
 SECTOR = 32
@@ -85,26 +84,13 @@ extern "C" __global__ void spla_gather_runs(const float* __restrict__ src, float
 """
 
 
-def events_ms(f, reps=REPS):
-    f()
-    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        e0.record()
-        f()
-        e1.record()
-        e1.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(e0, e1))
-    return statistics.median(ts)
-
-
 def rates():
     """{"copy": B/s, ("dram" | "l2", S): B/s of sectors}."""
     out = {}
     n = 1 << 29  # 2 GiB of float32
     a = cp.ones(n, dtype=np.float32)
     b = cp.empty_like(a)
-    out["copy"] = 2 * a.nbytes / (events_ms(lambda: cp.copyto(b, a)) * 1e-3)
+    out["copy"] = 2 * a.nbytes / (wall_ms(lambda: cp.copyto(b, a), REPS) * 1e-3)
     del b
     kern = cp.RawKernel(GATHER_SOURCE, "spla_gather_runs")
     dev = cp.cuda.Device()
@@ -116,8 +102,8 @@ def rates():
     for where, src in (("dram", big), ("l2", l2)):
         sectors = src.size // 8
         for run in (1, 2, 4):
-            ms = events_ms(lambda: kern((threads // 256,), (256,), (src, sink, np.uint32(sectors // run), np.int32(run),
-                                                                    np.int32(per), np.uint32(12345))))
+            ms = wall_ms(lambda: kern((threads // 256,), (256,), (src, sink, np.uint32(sectors // run), np.int32(run),
+                                                                    np.int32(per), np.uint32(12345))), REPS)
             out[(where, run)] = threads * per * SECTOR / (ms * 1e-3)
     del big, l2, a
     cp.get_default_memory_pool().free_all_blocks()
