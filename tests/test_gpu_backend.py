@@ -501,9 +501,11 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
     ident = sr.add.identity(np.dtype(dtype))
     accum = "lor" if np.dtype(dtype) == np.bool_ else ("bor" if name == "bor_first" else "min")
-    for per_warp, listed, group in ((1, False, 1), (8, False, 2), (32, False, "auto"), (8, True, 8), (8, True, 32)):
+    for per_warp, chunks, group in ((1, "static", 1), (8, "static", 2), (32, "static", "auto"), (8, "listed", 8),
+                                    (8, "listed", 32), (1, "fused", 1), (8, "fused", "auto"), (32, "fused", 4),
+                                    (8, "auto", "auto")):
         monkeypatch.setattr(gpu, "CHUNKS_PER_WARP", per_warp)
-        monkeypatch.setattr(gpu, "TILE_LISTED_CHUNKS", listed)
+        monkeypatch.setattr(gpu, "TILE_CHUNKS", chunks)
         monkeypatch.setattr(gpu, "TILE_GROUP", group)
         for keep in (0.0, 0.1, 1.0):
             for complement, acc, use_out, replace in ((False, None, False, False), (True, None, True, True),
@@ -515,7 +517,7 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
                 got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, acc,
                               None if out is None else cp.asarray(out), replace, "scCSC")
                 np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=(
-                    f"tiles={tiles} per_warp={per_warp} listed={listed} group={group} keep={keep} complement={complement} "
+                    f"tiles={tiles} per_warp={per_warp} chunks={chunks} group={group} keep={keep} complement={complement} "
                     f"accum={acc} out={use_out} replace={replace}"))
 
 

@@ -136,7 +136,7 @@ def main():
             for kern in ("scCSC", "scCOOC", "auto"):
                 k1(kern, mask, f"k1 masked {kern}")
             k1("scCSC", mask, "k1 masked scCSC worklist (no tiles)", SCCSC_TILES=False)
-            k1("scCSC", mask, "k1 masked scCSC tiles, static chunks", TILE_LISTED_CHUNKS=False)
+            k1("scCSC", mask, "k1 masked scCSC tiles, static chunks", TILE_CHUNKS="static")
             for cpw in (1, 8):
                 k1("veCSC", mask, f"k1 masked veCSC worklist chunks/warp={cpw}", CHUNKS_PER_WARP=cpw)
             if not args.quick:

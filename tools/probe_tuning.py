@@ -4,7 +4,7 @@
 
 Each variant is a set of spmv.cuh macros (SPLA_ROWS_MIN_BLOCKS, SPLA_ROWS_UNROLL, SPLA_TILE_MIN_BLOCKS)
 passed to NVRTC (the module cache is cleared between variants) and of module switches of
-spla.backends.gpu (TILE_GROUP, TILE_MIN_WARPS, TILE_LANE_ENTRIES, TILE_CHUNK, TILE_LISTED_CHUNKS), set
+spla.backends.gpu (TILE_GROUP, TILE_MIN_WARPS, TILE_LANE_ENTRIES, TILE_CHUNK, TILE_LONG, TILE_CHUNKS, CHUNKS_PER_WARP), set
 while recording.  Per graph and variant: the benchmark's 90%-masked k = 1 product (scCSC tiles, replace into out) and the k = 32 float32 block
 (veCSC rows), in device time (tools/probe_products.device_ms), each checked against the unmasked
 scCSC product.
@@ -27,8 +27,8 @@ from probe_products import BIG, DEV_REPEAT, close, device_ms, wall_ms
 from spla.backends import gpu as G
 
 #: (macros, module switches of spla.backends.gpu) per variant
-MASK_VARIANTS = [({"SPLA_TILE_MIN_BLOCKS": 0}, {}), ({}, {}), ({"SPLA_TILE_MIN_BLOCKS": 6}, {}),
-                 ({}, {"TILE_LISTED_CHUNKS": False}), ({}, {"TILE_CHUNK": 128}), ({}, {"TILE_CHUNK": 1024})]
+MASK_VARIANTS = [({}, {"TILE_CHUNKS": "listed"}), ({}, {"TILE_CHUNKS": "fused"}), ({}, {}),
+                 ({}, {"TILE_CHUNKS": "fused", "TILE_CHUNK": 512})]
 ROWS_VARIANTS = [({"SPLA_ROWS_MIN_BLOCKS": 1}, {}), ({}, {}), ({"SPLA_ROWS_MIN_BLOCKS": 8}, {}),
                  ({"SPLA_ROWS_UNROLL": 8}, {})]
 BASE_OPTIONS = G.NVRTC_OPTIONS

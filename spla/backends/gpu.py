@@ -101,9 +101,17 @@ TILE_LANE_ENTRIES = 4
 TILE_LONG = 32
 TILE_CHUNK = 256
 CHUNKS_PER_WARP = 8
-#: The tiles list the chunks of the computed long columns for spla_listed_chunks (only where the chunks
-#: ADD straight into y); False: every long column's static chunks test their own masks (benchmarks).
-TILE_LISTED_CHUNKS = True
+#: How the tiles' long columns are reduced.  "fused": the tile kernel's first warps test the masks of
+#: the long columns' chunks (interleaved_chunks' order) and reduce the kept ones, the last chunk of a
+#: column storing it -- no second kernel, any accum, but a mask test per chunk; "listed": the tiles
+#: list the computed long columns' chunks and spla_listed_chunks reduces them (a second kernel, only
+#: where the chunks ADD straight into y); "static": spla_vecsc_long_chunks after the tiles
+#: (benchmarks).  "auto": listed when the long columns have more than TILE_FUSED_MAX_CHUNKS chunks per
+#: column of the matrix, else fused (90%-masked, H100: BA n=2M, 0.02 chunks per column, 0.0396 ->
+#: 0.0324 ms fused; Kronecker 20/21, 0.2 and 0.16, equal; Mycielski 16/17, 3.2 and 4.5, 0.0177 ->
+#: 0.0305 and 0.0344 -> 0.0698 ms fused: the chunk tests outnumber the columns).
+TILE_CHUNKS = "auto"
+TILE_FUSED_MAX_CHUNKS = 1.0
 
 #: veCSC with k > 1 reads the rows of u in 16-byte pieces (spla_vecsc_rows) when k * itemsize is a
 #: multiple of 16 and u and y are 16-byte aligned; False keeps one scalar load per component
@@ -229,7 +237,7 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
     """NVRTC name expressions of the module for one (ADD, MUL, T, I, pattern).
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
-    ``{"scCSC", "scCSC_tiles", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows", "veCSC_rows_long_chunks",
+    ``{"scCSC", "scCSC_tiles", "scCSC_tiles_listed", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows", "veCSC_rows_long_chunks",
     "veCSC_long_chunks", "veCSC_long_finish", "scCOOC",
     "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
     """
@@ -242,7 +250,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "scCSC": f"spla_sccsc{args}",
         "veCSC": f"spla_vecsc{args}",
         "veCSC_block": f"spla_vecsc_block{args}",
-        "scCSC_tiles": f"spla_sccsc_tiles{args}",
+        "scCSC_tiles": f"spla_sccsc_tiles<{a}, {m}, {t}, {i}, {p}, false>",
+        "scCSC_tiles_listed": f"spla_sccsc_tiles<{a}, {m}, {t}, {i}, {p}, true>",
         "listed_chunks": f"spla_listed_chunks{args}",
         "veCSC_rows": f"spla_vecsc_rows{args}",
         "veCSC_rows_long_chunks": f"spla_vecsc_rows_long_chunks{args}",
@@ -315,7 +324,9 @@ def vecsc_long_split(xp, colptr, long_len, chunk):
       chunk_col   (nchunks,) int32: index into long_cols of each chunk's column
       chunk_begin, chunk_end (nchunks,) colptr.dtype: the chunk's entries [begin, end), at most
                   ``chunk`` consecutive entries of its column; the chunks of a column tile it
-      nlong, nchunks, long_len: ints
+      col_chunk0  (nlong+1,) int32: the chunks of long column c are [col_chunk0[c], col_chunk0[c+1])
+      col_slot    (nlong,) int32: the column's index among those of more than one chunk, or -1
+      nlong, nchunks, nmulti (columns of more than one chunk), long_len: ints
     Vectorised (no Python loop over columns).
     """
     if long_len is None or long_len <= 0 or chunk <= 0:
@@ -337,9 +348,65 @@ def vecsc_long_split(xp, colptr, long_len, chunk):
     within = q - (last[col] - nch[col])
     begin = starts[col] + within * chunk
     end = xp.minimum(begin + chunk, ends[col])
+    multi = nch > 1
+    col_slot = xp.full(nlong, -1, dtype=np.int32)
+    col_slot[multi] = xp.arange(int(multi.sum()), dtype=np.int32)
     return {"long_cols": long_cols.astype(idx_dtype), "chunk_col": col.astype(np.int32),
             "chunk_begin": begin.astype(idx_dtype), "chunk_end": end.astype(idx_dtype),
+            "col_chunk0": xp.concatenate([xp.zeros(1, dtype=np.int32), last.astype(np.int32)]),
+            "col_slot": col_slot, "nmulti": int(multi.sum()),
             "nlong": nlong, "nchunks": nchunks, "long_len": int(long_len)}
+
+
+def interleaved_chunks(xp, split):
+    """The chunks of a :func:`vecsc_long_split` in interleaved order, for the fused tiles: every long
+    column's first chunk (columns ascending), then every second chunk, and so on -- so that the chunks
+    one warp tests belong to different columns, and a kept hub column's chunks are spread over many
+    warps instead of queueing in one.
+
+    Returns a dict of (nchunks,) arrays in that order:
+      chunk_j      colptr.dtype: the chunk's output column (long_cols[chunk_col])
+      chunk_begin, chunk_end  colptr.dtype: its entries [begin, end)
+      chunk_col    int32: its long column's index (into col_slot, col_chunk0)
+      chunk_part   int32: its position in the column-major order, col_chunk0[col] + its rank in the
+                   column (where the fused kernel leaves its partial)
+    """
+    col = split["chunk_col"].astype(np.int64)
+    q = xp.arange(split["nchunks"], dtype=np.int64)
+    within = q - split["col_chunk0"][:-1].astype(np.int64)[col]
+    order = xp.argsort(within * split["nlong"] + col)  # keys are distinct: (rank, column) ascending
+    return {"chunk_j": split["long_cols"][col[order]], "chunk_begin": split["chunk_begin"][order],
+            "chunk_end": split["chunk_end"][order], "chunk_col": split["chunk_col"][order],
+            "chunk_part": order.astype(np.int32)}
+
+
+def _tile_chunks(cp, A, colptr, split):
+    """:func:`interleaved_chunks` of A's tile split (TILE_LONG, TILE_CHUNK), cached in ``A._cache``."""
+    cache = getattr(A, "_cache", None)
+    key = ("tile_chunks", split["long_len"], TILE_CHUNK, np.dtype(colptr.dtype).str, colptr.device.id)
+    if isinstance(cache, dict) and key in cache:
+        return cache[key]
+    res = interleaved_chunks(cp, split)
+    if isinstance(cache, dict):
+        cache[key] = res
+    return res
+
+
+def _tile_chunk_mode(split, ncols, direct, can_split):
+    """How a tiles product reduces its long columns: None (no long column), "fused", "listed" or
+    "static" (TILE_CHUNKS; "auto": see there).  Listing needs chunks that ADD straight into y
+    (``direct``), else the static chunks; static chunks need ADD's atomic on T (``can_split``), else
+    fused."""
+    if split is None:
+        return None
+    chunks = TILE_CHUNKS
+    if chunks == "auto":
+        chunks = "listed" if direct and split["nchunks"] > TILE_FUSED_MAX_CHUNKS * ncols else "fused"
+    if chunks == "listed" and not direct:
+        chunks = "static"
+    if chunks == "static" and not can_split:
+        chunks = "fused"
+    return chunks
 
 
 def _vecsc_long(cp, A, colptr, group, long=None, chunk=None):
@@ -695,33 +762,50 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         vec4 = i32(1 if VECSC_VEC4 else 0)
 
         if tiles:
-            variant = " (tiles)"
-            split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) if can_split else None
-            direct = split is not None and adds
+            split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK)
+            direct = split is not None and can_split and adds
+            chunks = _tile_chunk_mode(split, ncols, direct, can_split)
+            variant = f" (tiles, {chunks} chunks)" if chunks else " (tiles)"
             R, tile_block = _tile_geometry(ncols, device_id)
             group_max = _tile_group(cp, A, colptr)
             ntiles = -(-ncols // (32 * R))
-            grid = int(max(1, min(-(-ntiles // (tile_block // 32)), MAX_BLOCKS)))
             threads_per_block = tile_block
-            # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
-            listed_chunks = direct and TILE_LISTED_CHUNKS
-            if listed_chunks:
+            null = np.uint64(0)
+            items, item_count = [null] * 3, null  # null: no listing
+            chunk_groups, fused_args = 0, (i64(0), i32(1), i64(0)) + (null,) * 9 + (vec4,)
+            if chunks == "fused":
+                ichunks = _tile_chunks(cp, A, colptr, split)
+                per_warp = int(CHUNKS_PER_WARP)
+                chunk_groups = -(-split["nchunks"] // per_warp)
+                # part (nchunks,) T, then done (nmulti,) uint32 zeroed: one allocation, one memset
+                part_bytes = -(-split["nchunks"] * dtype.itemsize // 8) * 8
+                work = cp.empty(part_bytes + 4 * split["nmulti"], dtype=np.uint8)
+                done = null
+                if split["nmulti"]:
+                    done = np.uint64(work.data.ptr + part_bytes)
+                    cp.cuda.runtime.memsetAsync(int(done), 0, 4 * split["nmulti"], cp.cuda.get_current_stream().ptr)
+                fused_args = (i64(chunk_groups), i32(per_warp), i64(split["nchunks"]), ichunks["chunk_j"],
+                              ichunks["chunk_begin"], ichunks["chunk_end"], ichunks["chunk_col"],
+                              ichunks["chunk_part"], split["col_chunk0"], split["col_slot"],
+                              np.uint64(work.data.ptr), done, vec4)
+            elif chunks == "listed":
+                # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
                 nitems = split["nchunks"]
                 items = [cp.empty(nitems, dtype=np.int64) for _ in range(3)]
                 item_count = cp.zeros(1, dtype=np.uint64)
-            else:
-                items, item_count = [np.uint64(0)] * 3, np.uint64(0)  # null: static chunks test their masks
-            # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes
-            funcs["scCSC_tiles"]((grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
-                                                           i64(ncols), i32(R), acc, i32(flags),
-                                                           i64(split["long_len"] if split is not None else 0),
-                                                           i32(1 if direct and becomes else 0), *items, item_count,
-                                                           i64(TILE_CHUNK), i32(group_max)))
-            if listed_chunks:
+            grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
+            # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes (and a
+            # warp per group of long-column chunks first, when fused)
+            funcs["scCSC_tiles_listed" if chunks == "listed" else "scCSC_tiles"](
+                (grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R),
+                                         acc, i32(flags), i64(split["long_len"] if split is not None else 0),
+                                         i32(1 if chunks in ("listed", "static") and direct and becomes else 0),
+                                         *items, item_count, i64(TILE_CHUNK), i32(group_max), *fused_args))
+            if chunks == "listed":
                 # y<mask>[long computed columns] += their chunks (atomic ADD)
                 funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),
                                        (*items, item_count, rowidx, vals, u, y, vec4))
-            elif split is not None:
+            elif chunks == "static":
                 _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
                                    flags, vec4, int(CHUNKS_PER_WARP))
         elif kernel == "scCSC":

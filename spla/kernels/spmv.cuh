@@ -675,7 +675,8 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 
 // ================================================================================================
 // scCSC tiles (k == 1, masked): a warp per tile of 32 * R consecutive columns (R <= SPLA_TILE_R;
-// grid-stride over tiles by global warp id, so every loop is warp-uniform).  A sparse mask costs a
+// grid-stride over items by global warp id, so every loop is warp-uniform: items [0, chunk_groups)
+// are fused chunk groups, the rest tiles).  A sparse mask costs a
 // column one coalesced mask byte, and the kept columns of a tile are spread over the warp's lanes,
 // so a mask that keeps a tenth of the columns still gives most lanes a column -- the worklist's
 // compaction done inside the warp, with no second kernel and no global list:
@@ -689,26 +690,112 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 //      y[j] with spla_store.  Listed columns q0 + l / G for rounds q0 = 0, 32 / G, ...
 //   long_len > 0: a computed column with more than long_len entries is skipped in step 2 (with
 //   long_init != 0 its y[j] is set to the identity first) and produced a warp per chunk, so hub
-//   columns do not stall a lane: with item_count != null the warp lists its long computed columns'
-//   chunks of `chunk` entries (one atomicAdd on *item_count per round of 32 listed columns reserves
-//   their slots in item_col / item_first / item_last, which the warp's lanes fill column by column)
-//   and spla_listed_chunks ADDs them
-//   into y; with item_count == null spla_vecsc_long_chunks (and spla_vecsc_long_finish) walk the
-//   static chunks of every long column, testing their masks.
+//   columns do not stall a lane, in one of three ways:
+//   * fused (LISTED false, chunk_groups > 0): the first chunk_groups items of this grid are
+//     spla_tile_chunk_group's groups of per_warp static chunks (long_init must be 0);
+//   * listed (LISTED true, item_count != null): the warp lists its long computed columns' chunks of
+//     `chunk` entries (one atomicAdd on *item_count per round of 32 listed columns reserves their
+//     slots in item_col / item_first / item_last, which the warp's lanes fill column by column) and
+//     spla_listed_chunks ADDs them into y;
+//   * static (item_count == null, chunk_groups == 0): spla_vecsc_long_chunks (and
+//     spla_vecsc_long_finish) walk the static chunks of every long column, testing their masks.
+//   The listing is compiled only into the LISTED instantiation (it costs the others registers).
 //   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows,) T, y (ncols,) T, mask (ncols,)
 //   bool at mask[j * mask_js]; group_max a power of two in [1, 32].  Shared memory: 32 * SPLA_TILE_R
 //   bytes per warp of SPLA_BLOCK threads.
 // ================================================================================================
 #define SPLA_TILE_R 8
 
+// A device-scope acquire-release fence (lighter than __threadfence's sequentially consistent one).
+SPLA_DEV void spla_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+// One group of static long-column chunks inside spla_sccsc_tiles (fused chunks, k == 1), in the
+// interleaved order of interleaved_chunks (every column's first chunk, then every second, ...: a kept
+// hub's chunks land in many groups).  Lane l < per_warp reads chunk q = grp * per_warp + l (output
+// column chunk_j[q], entries [chunk_begin[q], chunk_end[q])) and tests j's mask; the warp then
+// reduces each computed chunk in turn (spla_group_reduce over 32 lanes, full-mask xor butterfly).  A
+// column of one chunk (col_slot[idx] < 0, idx = chunk_col[q]) is stored at once (spla_store: any
+// accum, any flags).  A column of n > 1 chunks stores its chunk's partial in part[chunk_part[q]]
+// (its column-major position), fences, and counts itself on done[col_slot[idx]]; the chunk that
+// arrives last (the threadfence-reduction pattern: nobody waits, so no co-residency is needed) reads
+// the column's n partials part[col_chunk0[idx] ..) in chunk order (volatile: L1 is not coherent),
+// reduces them and stores y[j].  No ADD atomic on T, and a fixed reduction order: deterministic
+// results for every monoid.
+//   chunk_j, chunk_begin, chunk_end (nchunks,) I; chunk_col, chunk_part (nchunks,) int;
+//   col_chunk0 (nlong+1,) int; col_slot (nlong,) int; part (nchunks,) T, no initial value;
+//   done (slots,) unsigned int, zero beforehand (every counter ends at its column's n).
 template <class Add, class Mul, class T, class I, bool PATTERN>
+SPLA_DEV void spla_tile_chunk_group(long long grp, int per_warp, long long nchunks, const I* __restrict__ chunk_j,
+                                    const I* __restrict__ chunk_begin, const I* __restrict__ chunk_end,
+                                    const int* __restrict__ chunk_col, const int* __restrict__ chunk_part,
+                                    const int* __restrict__ col_chunk0, const int* __restrict__ col_slot,
+                                    T* __restrict__ part, unsigned int* __restrict__ done,
+                                    const I* __restrict__ rowidx, const T* __restrict__ vals,
+                                    const T* __restrict__ u, T* __restrict__ y, const bool* __restrict__ mask,
+                                    long long mask_js, int mask_mode, int accum, int flags, int vec4)
+{
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    const long long mine = grp * per_warp + lane;
+    bool comp = false;
+    long long my_j = 0, my_begin = 0, my_end = 0;
+    if ((int)lane < per_warp && mine < nchunks) {
+        my_j = (long long)spla_ld(chunk_j + mine);
+        my_begin = (long long)spla_ld(chunk_begin + mine);
+        my_end = (long long)spla_ld(chunk_end + mine);
+        comp = spla_computed(mask, mask_mode, my_j * mask_js);
+    }
+    unsigned int todo = __ballot_sync(0xffffffffu, comp);
+    while (todo) {  // warp-uniform
+        const int l = __ffs(todo) - 1;
+        todo &= todo - 1u;
+        const long long q = grp * per_warp + l;
+        const long long j = __shfl_sync(0xffffffffu, my_j, l);
+        const long long begin = __shfl_sync(0xffffffffu, my_begin, l);
+        const long long end = __shfl_sync(0xffffffffu, my_end, l);
+        const int idx = spla_ld(chunk_col + q);  // issued before the reduction, used after it
+        T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL, vec4,
+                                                        ident);
+        for (int off = 16; off > 0; off >>= 1)
+            acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+        const int slot = spla_ld(col_slot + idx);  // warp-uniform
+        if (slot < 0) {
+            if (lane == 0) spla_store(y, j, true, acc, ident, accum, flags);
+            continue;
+        }
+        const int c0 = spla_ld(col_chunk0 + idx), n = spla_ld(col_chunk0 + idx + 1) - c0;
+        unsigned int before = 0;
+        if (lane == 0) {
+            part[spla_ld(chunk_part + q)] = acc;
+            spla_fence_acq_rel();  // release: the partial is visible device-wide before the count says so
+            before = atomicAdd(done + slot, 1u);
+        }
+        before = __shfl_sync(0xffffffffu, before, 0);
+        if ((int)before != n - 1) continue;  // warp-uniform: not the column's last chunk
+        spla_fence_acq_rel();  // acquire: the other chunks' partials, which their counts released
+        T total = ident;
+        for (int c = (int)lane; c < n; c += 32)
+            total = Add::op(total, *(const volatile T*)(part + c0 + c));
+        for (int off = 16; off > 0; off >>= 1)
+            total = Add::op(total, spla_shfl_xor(0xffffffffu, total, off, 32));
+        if (lane == 0) spla_store(y, j, true, total, ident, accum, flags);
+    }
+}
+
+template <class Add, class Mul, class T, class I, bool PATTERN, bool LISTED>
 __global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                                  const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                                  const bool* __restrict__ mask, long long mask_js, int mask_mode, long long ncols,
                                  int R, int accum, int flags, long long long_len, int long_init,
                                  long long* __restrict__ item_col, long long* __restrict__ item_first,
                                  long long* __restrict__ item_last, unsigned long long* __restrict__ item_count,
-                                 long long chunk, int group_max)
+                                 long long chunk, int group_max, long long chunk_groups, int per_warp,
+                                 long long nchunks, const I* __restrict__ chunk_j,
+                                 const I* __restrict__ chunk_begin, const I* __restrict__ chunk_end,
+                                 const int* __restrict__ chunk_col, const int* __restrict__ chunk_part,
+                                 const int* __restrict__ col_chunk0, const int* __restrict__ col_slot,
+                                 T* __restrict__ part,
+                                 unsigned int* __restrict__ done, int vec4)
 {
     __shared__ unsigned char s_list[SPLA_BLOCK / 32][32 * SPLA_TILE_R];  // blockDim.x <= SPLA_BLOCK
     const T ident = Add::template identity<T>();
@@ -718,8 +805,16 @@ __global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, 
     const long long tile_cols = 32LL * R;
     const long long tiles = (ncols + tile_cols - 1) / tile_cols;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long tile = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; tile < tiles; tile += nwarps) {
-        const long long first = tile * tile_cols;
+    for (long long item = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; item < chunk_groups + tiles;
+         item += nwarps) {
+        if (!LISTED && item < chunk_groups) {  // warp-uniform: the fused chunk groups come first
+            spla_tile_chunk_group<Add, Mul, T, I, PATTERN>(item, per_warp, nchunks, chunk_j, chunk_begin, chunk_end,
+                                                           chunk_col, chunk_part, col_chunk0, col_slot, part, done,
+                                                           rowidx, vals, u, y, mask, mask_js, mask_mode, accum, flags,
+                                                           vec4);
+            continue;
+        }
+        const long long first = (item - chunk_groups) * tile_cols;
         bool comp[SPLA_TILE_R];
 #pragma unroll
         for (int r = 0; r < SPLA_TILE_R; ++r) {
@@ -762,7 +857,7 @@ __global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, 
                 else if (long_init) y[j] = ident;  // the chunks ADD the result into it
             }
             is_long = is_long && g == 0;  // a long column is listed once, by its group's first lane
-            if (item_count == nullptr) continue;  // the static chunks of every long column test their own masks
+            if (!LISTED || item_count == nullptr) continue;  // fused or static chunks test their own masks
             // list the chunks of this round's long computed columns: one atomicAdd reserves the slots of
             // all of them (a warp scan of their chunk counts), then the warp writes each column's chunks
             unsigned int todo = __ballot_sync(0xffffffffu, is_long);

@@ -1,0 +1,68 @@
+"""The long-column split of the GPU kernels (spla.backends.gpu.vecsc_long_split), built with NumPy:
+the index arrays the chunk kernels walk, against a loop over the columns.  The GPU tests check the
+kernels that read them; this runs everywhere (CI has no GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spla.backends.gpu import vecsc_long_split
+
+
+def _reference(lengths, long_len, chunk):
+    """(long_cols, [(column index, begin, end) per chunk]) by walking the columns one by one."""
+    colptr = np.concatenate([[0], np.cumsum(lengths)])
+    long_cols, chunks = [], []
+    for j, n in enumerate(lengths):
+        if n > long_len:
+            for b in range(colptr[j], colptr[j + 1], chunk):
+                chunks.append((len(long_cols), b, min(b + chunk, colptr[j + 1])))
+            long_cols.append(j)
+    return colptr, long_cols, chunks
+
+
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 40), max_size=30), long_len=st.integers(0, 12),
+       chunk=st.integers(1, 9), index=st.sampled_from([np.int32, np.int64]))
+def test_vecsc_long_split_matches_a_column_walk(lengths, long_len, chunk, index):
+    colptr, long_cols, chunks = _reference(lengths, long_len, chunk)
+    split = vecsc_long_split(np, colptr.astype(index), long_len, chunk)
+    if not long_cols or long_len <= 0:
+        assert split is None if long_len <= 0 or not long_cols else split is not None
+        return
+    assert split["long_cols"].tolist() == long_cols and split["long_cols"].dtype == index
+    assert split["nlong"] == len(long_cols) and split["nchunks"] == len(chunks)
+    got = list(zip(split["chunk_col"].tolist(), split["chunk_begin"].tolist(), split["chunk_end"].tolist()))
+    assert got == [tuple(int(v) for v in c) for c in chunks]
+    # col_chunk0: each long column's chunks are one consecutive run; col_slot numbers the columns of
+    # more than one chunk (the fused tiles' completion counters), -1 for the others
+    per_col = np.bincount([c[0] for c in chunks], minlength=len(long_cols))
+    assert split["col_chunk0"].tolist() == np.concatenate([[0], np.cumsum(per_col)]).tolist()
+    multi = np.flatnonzero(per_col > 1)
+    want_slot = np.full(len(long_cols), -1)
+    want_slot[multi] = np.arange(len(multi))
+    assert split["col_slot"].tolist() == want_slot.tolist() and split["nmulti"] == len(multi)
+    assert split["col_chunk0"].dtype == np.int32 and split["col_slot"].dtype == np.int32
+
+
+@settings(max_examples=100, deadline=None)
+@given(lengths=st.lists(st.integers(0, 40), min_size=1, max_size=30), long_len=st.integers(1, 12),
+       chunk=st.integers(1, 9))
+def test_interleaved_chunks_are_the_same_chunks_rank_major(lengths, long_len, chunk):
+    from spla.backends.gpu import interleaved_chunks
+    colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    split = vecsc_long_split(np, colptr, long_len, chunk)
+    if split is None:
+        return
+    inter = interleaved_chunks(np, split)
+    part = inter["chunk_part"]
+    assert sorted(part.tolist()) == list(range(split["nchunks"]))  # a permutation of the chunks
+    col = split["chunk_col"][part]
+    assert inter["chunk_col"].tolist() == col.tolist()
+    assert inter["chunk_j"].tolist() == split["long_cols"][col].tolist()
+    assert inter["chunk_begin"].tolist() == split["chunk_begin"][part].tolist()
+    assert inter["chunk_end"].tolist() == split["chunk_end"][part].tolist()
+    rank = part - split["col_chunk0"][col]  # the chunk's rank within its column
+    assert list(zip(rank.tolist(), col.tolist())) == sorted(zip(rank.tolist(), col.tolist()))
