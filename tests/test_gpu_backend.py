@@ -544,14 +544,16 @@ def test_tile_geometry_and_group(monkeypatch):
     assert gpu._tile_group(cp, types.SimpleNamespace(_cache={}), colptr) == 4
 
 
-@pytest.mark.parametrize("rows", [True, False])
+@pytest.mark.parametrize("rows,order", [(True, "auto"), (True, True), (True, False), (False, "auto")])
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_vecsc_rows_blocks(monkeypatch, rows, name, dtype):
+def test_vecsc_rows_blocks(monkeypatch, rows, order, name, dtype):
     """k-blocks whose rows are whole 16-byte pieces (1, 2, 8 and 40 pieces: one lane per column up to
-    32 lanes each looping over pieces) read in pieces, or component by component; every
-    mask/accum/out configuration; columns longer than the rows' split threshold with tiny grids; a
-    block that is not 16-byte aligned falls back to the scalar loads."""
+    32 lanes each looping over pieces) read in pieces (columns walked longest first or in index
+    order), or component by component; every mask/accum/out configuration; columns longer than the
+    rows' split threshold with tiny grids; a block that is not 16-byte aligned falls back to the
+    scalar loads."""
     monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
+    monkeypatch.setattr(gpu, "ROWS_ORDER", order)
     sr = semirings.get(name)
     rng = np.random.default_rng(22)
     per = 16 // np.dtype(dtype).itemsize

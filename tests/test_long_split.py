@@ -66,3 +66,22 @@ def test_interleaved_chunks_are_the_same_chunks_rank_major(lengths, long_len, ch
     assert inter["chunk_end"].tolist() == split["chunk_end"][part].tolist()
     rank = part - split["col_chunk0"][col]  # the chunk's rank within its column
     assert list(zip(rank.tolist(), col.tolist())) == sorted(zip(rank.tolist(), col.tolist()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 200), max_size=40), min_cv=st.sampled_from([-1.0, 0.5]),
+       index=st.sampled_from([np.int32, np.int64]))
+def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
+    """spla_vecsc_rows' column order: a permutation, lengths non-increasing, ties in index order; None
+    when the short columns' lengths hardly vary (or there are none)."""
+    from spla.backends.gpu import ROWS_LONG, rows_order
+    colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
+    order = rows_order(np, colptr, min_cv)
+    lens = np.asarray(lengths, dtype=np.int64)
+    short = lens[lens <= ROWS_LONG].astype(float)
+    varies = short.size > 0 and short.mean() > 0 and short.std() / short.mean() > min_cv
+    if not varies:
+        assert order is None
+        return
+    assert order.dtype == index and sorted(order.tolist()) == list(range(len(lengths)))
+    assert order.tolist() == sorted(range(len(lengths)), key=lambda j: (-lengths[j], j))

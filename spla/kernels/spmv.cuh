@@ -929,7 +929,10 @@ __global__ void spla_listed_chunks(const long long* __restrict__ item_col, const
 // (the old piece is read first only when accum or an untouched not-computed component needs it).
 // No shuffles: lanes never exchange values.
 //   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows, k) T, y (ncols, k) T; mask as
-//   scCSC.  Grid-stride over columns by group.
+//   scCSC.  Grid-stride over columns by group: group q owns column q, or with ORDERED column order[q]
+//   (order (ncols,) I, a permutation: the columns by length, descending, so that a warp's columns are
+//   about equally long and no lane waits for a longer neighbour; its own instantiation, because the
+//   extra index costs the other one registers).
 //   long_len > 0: a column with more than long_len entries is not walked here (spla_vecsc_rows_long_chunks
 //   ADDs it straight into y; the backend only splits when that gives the output semantics,
 //   _adds_into_y); with long_init != 0 the group first stores the identity into every component of
@@ -1013,12 +1016,12 @@ SPLA_DEV void spla_piece_store(uint4* __restrict__ y4, long long at, unsigned in
     y4[at] = out.raw;
 }
 
-template <class Add, class Mul, class T, class I, bool PATTERN>
+template <class Add, class Mul, class T, class I, bool PATTERN, bool ORDERED>
 __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_rows(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                                 const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                                 const bool* __restrict__ mask, long long mask_js, long long mask_cs,
                                 int mask_mode, long long ncols, long long k, int L, int accum, int flags,
-                                long long long_len, int long_init)
+                                long long long_len, int long_init, const I* __restrict__ order)
 {
     const T ident = Add::template identity<T>();
     const long long V = (long long)(16 / sizeof(T));
@@ -1030,7 +1033,8 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
     spla_piece<T> none;
 #pragma unroll
     for (int v = 0; v < (int)(16 / sizeof(T)); ++v) none.v[v] = ident;
-    for (long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / L; j < ncols; j += groups) {
+    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / L; q < ncols; q += groups) {
+        const long long j = ORDERED ? (long long)spla_ld(order + q) : q;
         long long start = 0, end = -1;  // read by the first piece that needs them
         for (long long pc = glane; pc < P; pc += L) {
             const unsigned int comp = spla_piece_computed<T>(mask, mask_mode, mask_js, mask_cs, j, pc);

@@ -1,0 +1,92 @@
+"""Does the order in which the k = 32 row kernel walks the columns change its row reuse?  (device time)
+
+    PYTHONPATH=. python3 tools/probe_column_order.py [--graphs a,b,...] [--out DIR]
+
+The row kernel (spla_vecsc_rows) walks columns in index order; U's rows a column reads are reused
+on chip only when columns walked at the same time share rows.  Per graph, the k = 32 float32 product
+Y = U +.* A[:, perm] for column orders perm (the matrix's columns permuted on the host, so the
+kernel is unchanged and walks perm's order; Y's rows come out permuted, checked against the
+unpermuted product):
+  identity; by first row (each column's smallest row index); by degree (descending); reverse
+  Cuthill-McKee of the symmetric pattern (scipy.sparse.csgraph); a random order (the worst case).
+Prints a line per case; JSON to DIR/probe_column_order.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cupy as cp
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+import spla
+from benchmarks import graphs
+from probe_products import DEV_REPEAT, close, device_ms
+
+GRAPHS = ["myc16", "myc17", "ba2M_m4", "kron20"]
+
+
+def orders(S, directed):
+    """{name: column permutation} for the CSC pattern S (square; symmetric unless ``directed``)."""
+    n = S.shape[1]
+    lens = np.diff(S.indptr)
+    first = np.where(lens > 0, S.indices[np.minimum(S.indptr[:-1], max(S.nnz - 1, 0))], n)
+    out = {"identity": np.arange(n), "first row": np.argsort(first, kind="stable"),
+           "degree": np.argsort(-lens, kind="stable"),
+           "random": np.random.default_rng(0).permutation(n)}
+    sym = (S + S.T).tocsr() if directed else S.tocsr()
+    out["rcm"] = reverse_cuthill_mckee(sym, symmetric_mode=True).astype(np.int64)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graphs", default=",".join(GRAPHS))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    rows = []
+    for name in args.graphs.split(","):
+        (src, dst, n, directed), _ = graphs.load_edges(name)
+        A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="cpu")
+        del src, dst
+        S = A.to_scipy().tocsc()
+        S.sort_indices()
+        K = 32
+        rng = np.random.default_rng(0)
+        U = cp.asarray(rng.random((n, K), dtype=np.float32))
+        ref = None
+        for oname, perm in orders(S, A.directed).items():
+            Sp = S[:, perm].tocsc()
+            Ap = spla.Matrix.from_scipy(Sp, directed=True, device="gpu")
+            Y = cp.empty((n, K), dtype=np.float32)
+
+            def step(Ap=Ap, Y=Y):
+                for _ in range(DEV_REPEAT):
+                    # Y = U +.* A[:, perm]
+                    spla.vxm(U, Ap, "plus_times", out=Y, kernel="veCSC")
+            ms, mode = device_ms(step, f"{name} {oname}")
+            got = Y
+            if ref is None:
+                ref = Y.copy()
+                ok = True
+            else:
+                ok = close(got, ref[cp.asarray(perm)])
+            rows.append({"graph": name, "order": oname, "ms": ms, "ok": bool(ok), "mode": mode})
+            print(f"{name:10s} k32 rows order={oname:10s} {ms:8.4f} ms {'ok' if ok else 'WRONG'}", flush=True)
+            del Ap, Y
+            cp.get_default_memory_pool().free_all_blocks()
+        del U, ref
+        cp.get_default_memory_pool().free_all_blocks()
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        Path(args.out, "probe_column_order.json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
