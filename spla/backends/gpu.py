@@ -107,9 +107,9 @@ CHUNKS_PER_WARP = 8
 #: list the computed long columns' chunks and spla_listed_chunks reduces them (a second kernel, only
 #: where the chunks ADD straight into y); "static": spla_vecsc_long_chunks after the tiles
 #: (benchmarks).  "auto": listed when the long columns have more than TILE_FUSED_MAX_CHUNKS chunks per
-#: column of the matrix, else fused (90%-masked, H100: BA n=2M, 0.02 chunks per column, 0.0396 ->
-#: 0.0324 ms fused; Kronecker 20/21, 0.2 and 0.16, equal; Mycielski 16/17, 3.2 and 4.5, 0.0177 ->
-#: 0.0305 and 0.0344 -> 0.0698 ms fused: the chunk tests outnumber the columns).
+#: column of the matrix, else fused (90%-masked, H100, listed -> fused: BA n=2M, 0.02 chunks per
+#: column, 0.0385 -> 0.0326 ms; Kronecker 20/21, 0.2 and 0.16, equal; Mycielski 16/17, 3.2 and 4.5,
+#: 0.0173 -> 0.0297 and 0.0350 -> 0.0693 ms: the chunk tests outnumber the columns).
 TILE_CHUNKS = "auto"
 TILE_FUSED_MAX_CHUNKS = 1.0
 
@@ -119,6 +119,7 @@ TILE_FUSED_MAX_CHUNKS = 1.0
 #: ROWS_CHUNK, ADDed straight into y (only where that gives the output semantics).
 VECSC_ROWS = True
 ROWS_LONG = 128
+ROWS_CHUNK = 64
 #: spla_vecsc_rows walks the columns longest first (spla_vecsc_rows<..., ORDERED>, a cached (ncols,)
 #: permutation of colptr's dtype: one more index word per column, built on the first block product)
 #: when their lengths vary a lot: a warp's four columns are then about equally long.  "auto": when the
@@ -129,7 +130,6 @@ ROWS_LONG = 128
 #: 0.543 -> 0.605.
 ROWS_ORDER = "auto"
 ROWS_ORDER_MIN_CV = 1.5
-ROWS_CHUNK = 64
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
