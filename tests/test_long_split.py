@@ -85,3 +85,27 @@ def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
         return
     assert order.dtype == index and sorted(order.tolist()) == list(range(len(lengths)))
     assert order.tolist() == sorted(range(len(lengths)), key=lambda j: (-lengths[j], j))
+
+
+def test_bad_chunk_and_order_switches_are_refused(monkeypatch):
+    """A mistyped TILE_CHUNKS would otherwise leave the long columns unreduced (a wrong answer), and a
+    mistyped ROWS_ORDER would silently mean "auto": both raise, naming the allowed values."""
+    import types
+
+    import pytest
+
+    from spla.backends import gpu
+    split = vecsc_long_split(np, np.array([0, 40, 41], dtype=np.int32), 32, 16)
+    monkeypatch.setattr(gpu, "TILE_CHUNKS", "fusd")
+    with pytest.raises(ValueError, match="TILE_CHUNKS must be 'auto', 'fused', 'listed' or 'static', got 'fusd'"):
+        gpu._tile_chunk_mode(split, 2, True, True)
+    monkeypatch.setattr(gpu, "TILE_CHUNKS", "auto")
+    # "auto": 3 chunks for 2 columns is more than TILE_FUSED_MAX_CHUNKS = 1 per column: listed where the
+    # chunks may ADD straight into y, else fused; 3 chunks for 10 columns: fused
+    assert gpu._tile_chunk_mode(split, 2, True, True) == "listed"
+    assert gpu._tile_chunk_mode(split, 2, False, True) == "fused"
+    assert gpu._tile_chunk_mode(split, 10, True, True) == "fused"
+    assert gpu._tile_chunk_mode(None, 10, True, True) is None
+    monkeypatch.setattr(gpu, "ROWS_ORDER", "yes")
+    with pytest.raises(ValueError, match="ROWS_ORDER must be 'auto', True or False, got 'yes'"):
+        gpu._rows_order(np, types.SimpleNamespace(_cache={}), np.array([0, 1], dtype=np.int32))

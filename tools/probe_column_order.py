@@ -14,7 +14,6 @@ Prints a line per case; JSON to DIR/probe_column_order.json.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -22,12 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cupy as cp
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 import spla
 from benchmarks import graphs
-from probe_products import DEV_REPEAT, close, device_ms
+from probe_products import DEV_REPEAT, close, device_ms, save_json
 
 GRAPHS = ["myc16", "myc17", "ba2M_m4", "kron20"]
 
@@ -83,9 +81,7 @@ def main():
             cp.get_default_memory_pool().free_all_blocks()
         del U, ref
         cp.get_default_memory_pool().free_all_blocks()
-    if args.out:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        Path(args.out, "probe_column_order.json").write_text(json.dumps(rows, indent=1))
+    save_json(args.out, "probe_column_order.json", rows)
 
 
 if __name__ == "__main__":

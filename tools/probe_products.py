@@ -79,6 +79,13 @@ class Switch:
             setattr(G, k, v)
 
 
+def save_json(out, name, data):
+    """Write ``data`` as DIR/name (indent 1) when a directory ``out`` was given."""
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        Path(out, name).write_text(json.dumps(data, indent=1))
+
+
 def close(a, b, rtol=1e-4):
     a, b = cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64)
     return bool(np.allclose(a, b, rtol=rtol, atol=1e-5 * max(1.0, float(np.abs(b).max(initial=0)))))
@@ -200,9 +207,7 @@ def main():
             print(f"cuSPARSE: {type(e).__name__}: {e}")
         del U, Y, A
         cp.get_default_memory_pool().free_all_blocks()
-    if args.out:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        Path(args.out, "probe_products.json").write_text(json.dumps(rows, indent=1))
+    save_json(args.out, "probe_products.json", rows)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ product, and the best ratio each floor allows.  JSON to DIR/probe_roofline.json.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -43,7 +42,7 @@ import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import BIG, DEV_REPEAT, device_ms, wall_ms
+from probe_products import BIG, DEV_REPEAT, device_ms, save_json, wall_ms
 
 REPS = 10
 SECTOR = 32
@@ -215,10 +214,7 @@ def main():
               f"{f['block_noreuse_floor_ms']:.4f}) ratio {f['block_ratio']:.2f}x (bounds "
               f"{f['block_ratio_bound_ideal']:.2f}x ideal, {f['block_ratio_bound_noreuse']:.2f}x no reuse) "
               f"| sectors {f['masked_sectors']}", flush=True)
-    if args.out:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        Path(args.out, "probe_roofline.json").write_text(json.dumps({"rates_GBps": gb, "l2_bytes": l2_bytes,
-                                                                     "graphs": rows}, indent=1))
+    save_json(args.out, "probe_roofline.json", {"rates_GBps": gb, "l2_bytes": l2_bytes, "graphs": rows})
 
 
 if __name__ == "__main__":

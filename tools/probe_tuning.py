@@ -13,7 +13,6 @@ scCSC product.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import BIG, DEV_REPEAT, close, device_ms, wall_ms
+from probe_products import BIG, DEV_REPEAT, close, device_ms, save_json, wall_ms
 from spla.backends import gpu as G
 
 #: (macros, module switches of spla.backends.gpu) per variant
@@ -115,9 +114,7 @@ def main():
         use({})
         del U, Y, A
         cp.get_default_memory_pool().free_all_blocks()
-    if args.out:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        Path(args.out, "probe_tuning.json").write_text(json.dumps(rows, indent=1))
+    save_json(args.out, "probe_tuning.json", rows)
 
 
 if __name__ == "__main__":

@@ -360,12 +360,13 @@ def vecsc_long_split(xp, colptr, long_len, chunk):
     begin = starts[col] + within * chunk
     end = xp.minimum(begin + chunk, ends[col])
     multi = nch > 1
+    nmulti = int(multi.sum())
     col_slot = xp.full(nlong, -1, dtype=np.int32)
-    col_slot[multi] = xp.arange(int(multi.sum()), dtype=np.int32)
+    col_slot[multi] = xp.arange(nmulti, dtype=np.int32)
     return {"long_cols": long_cols.astype(idx_dtype), "chunk_col": col.astype(np.int32),
             "chunk_begin": begin.astype(idx_dtype), "chunk_end": end.astype(idx_dtype),
             "col_chunk0": xp.concatenate([xp.zeros(1, dtype=np.int32), last.astype(np.int32)]),
-            "col_slot": col_slot, "nmulti": int(multi.sum()),
+            "col_slot": col_slot, "nmulti": nmulti,
             "nlong": nlong, "nchunks": nchunks, "long_len": int(long_len)}
 
 
@@ -407,6 +408,8 @@ def rows_order(xp, colptr, min_cv):
 
 def _rows_order(cp, A, colptr):
     """:func:`rows_order` of A (ROWS_ORDER; cached in ``A._cache``), or None: walk in index order."""
+    if ROWS_ORDER is not True and ROWS_ORDER is not False and ROWS_ORDER != "auto":
+        raise ValueError(f"spla.backends.gpu.ROWS_ORDER must be 'auto', True or False, got {ROWS_ORDER!r}")
     if ROWS_ORDER is False:
         return None
     min_cv = -1.0 if ROWS_ORDER is True else ROWS_ORDER_MIN_CV
@@ -437,6 +440,9 @@ def _tile_chunk_mode(split, ncols, direct, can_split):
     "static" (TILE_CHUNKS; "auto": see there).  Listing needs chunks that ADD straight into y
     (``direct``), else the static chunks; static chunks need ADD's atomic on T (``can_split``), else
     fused."""
+    if TILE_CHUNKS not in ("auto", "fused", "listed", "static"):
+        raise ValueError(f"spla.backends.gpu.TILE_CHUNKS must be 'auto', 'fused', 'listed' or 'static', "
+                         f"got {TILE_CHUNKS!r}")
     if split is None:
         return None
     chunks = TILE_CHUNKS
