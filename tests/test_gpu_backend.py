@@ -22,6 +22,7 @@ targets are measured by ``python -m benchmarks --only spmv`` (docs/benchmarks.md
 from __future__ import annotations
 
 import itertools
+import logging
 import types
 import zlib
 
@@ -546,11 +547,12 @@ def test_tile_geometry_and_group(monkeypatch):
 
 @pytest.mark.parametrize("rows,order", [(True, "auto"), (True, True), (True, False), (False, "auto")])
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_vecsc_rows_blocks(monkeypatch, rows, order, name, dtype):
+def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     """k-blocks whose rows are whole 16-byte pieces (1, 2, 8 and 40 pieces: one lane per column up to
     32 lanes each looping over pieces) read in pieces (columns walked longest first or in index
     order), or component by component; every mask/accum/out configuration; columns longer than the
-    rows' split threshold with tiny grids; a block that is not 16-byte aligned falls back to the
+    rows' split threshold, cut into chunks of both lengths (ROWS_CHUNK, ROWS_HEAVY_CHUNK), with tiny
+    grids; a block that is not 16-byte aligned falls back to the
     scalar loads."""
     monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
     monkeypatch.setattr(gpu, "ROWS_ORDER", order)
@@ -563,12 +565,21 @@ def test_vecsc_rows_blocks(monkeypatch, rows, order, name, dtype):
             A = matrix(mname, dtype)
             for _ in range(6 if pieces == 8 else 2):
                 run_case(A, sr, dtype, "veCSC", pieces * per, next(configs), rng)
-    A = matrix("heavy", dtype)
     monkeypatch.setattr(gpu, "ROWS_LONG", 30)
     monkeypatch.setattr(gpu, "ROWS_CHUNK", 7)
+    monkeypatch.setattr(gpu, "ROWS_HEAVY_CHUNK", 11)
+    monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", 0.0)
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
-    for config in _configs(dtype):
-        run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
+    for share, chunk in ((2.0, 7), (0.0, 11)):  # never / always the heavy chunks
+        monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
+        A = matrix("heavy", dtype)
+        assert gpu._rows_chunk(A, A.colptr, gpu._rows_group(8 * per, np.dtype(dtype)), 0) == chunk
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="spla"):
+            for config in _configs(dtype):
+                run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
+        if rows:  # the DEBUG line names the chunk length where the long columns were split
+            assert any(f"chunks of {chunk})" in r.getMessage() for r in caplog.records), caplog.text
     k = 8 * per
     ident = sr.add.identity(np.dtype(dtype))
     u = _vector(rng, dtype, (A.shape[0] * k + 1,), ident)

@@ -87,6 +87,24 @@ def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
     assert order.tolist() == sorted(range(len(lengths)), key=lambda j: (-lengths[j], j))
 
 
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 200), max_size=40), long_len=st.integers(0, 150),
+       share=st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0]), groups=st.integers(0, 40),
+       min_chunks=st.sampled_from([0.0, 0.01, 0.1, 2.0]), index=st.sampled_from([np.int32, np.int64]))
+def test_rows_chunk_follows_the_long_columns_share(monkeypatch, lengths, long_len, share, groups, min_chunks, index):
+    """spla_vecsc_rows' chunk length: the heavy chunks exactly when the columns of more than long_len
+    entries hold at least ROWS_HEAVY_SHARE of the entries and fill ROWS_HEAVY_MIN_CHUNKS heavy chunks
+    per resident group (never on an empty matrix)."""
+    from spla.backends import gpu
+    monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
+    monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", min_chunks)
+    colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
+    total = sum(lengths)
+    long_entries = sum(n for n in lengths if n > long_len)
+    heavy = total > 0 and long_entries >= share * total and long_entries >= min_chunks * groups * gpu.ROWS_HEAVY_CHUNK
+    assert gpu.rows_chunk(colptr, long_len, groups) == (gpu.ROWS_HEAVY_CHUNK if heavy else gpu.ROWS_CHUNK)
+
+
 def test_bad_chunk_and_order_switches_are_refused(monkeypatch):
     """A mistyped TILE_CHUNKS would otherwise leave the long columns unreduced (a wrong answer), and a
     mistyped ROWS_ORDER would silently mean "auto": both raise, naming the allowed values."""

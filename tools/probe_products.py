@@ -194,7 +194,7 @@ def main():
         if not args.quick:
             for lc in ((512, 256), (256, 128), (64, 32)):
                 blk("veCSC", f"k32 veCSC rows LONG={lc[0]} CHUNK={lc[1]}", VECSC_ROWS=True, ROWS_LONG=lc[0],
-                    ROWS_CHUNK=lc[1])
+                    ROWS_CHUNK=lc[1], ROWS_HEAVY_CHUNK=lc[1])
         try:
             from benchmarks.peers import transpose_csr
 

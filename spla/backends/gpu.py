@@ -120,6 +120,17 @@ TILE_FUSED_MAX_CHUNKS = 1.0
 VECSC_ROWS = True
 ROWS_LONG = 128
 ROWS_CHUNK = 64
+#: Where the long columns hold at least ROWS_HEAVY_SHARE of the entries (heavy-tailed or dense graphs:
+#: Kronecker 20/21 0.77, Mycielski 16/17 0.98/0.99; BA n=2M 0.04, ws2M and grid2000 none), they are cut
+#: into chunks of ROWS_HEAVY_CHUNK instead: a quarter of the chunks and of their atomic ADDs.  k = 32
+#: float32, H100, device time, chunks of 64 -> 256: kron20 0.623 -> 0.608 ms, kron21 1.354 -> 1.269,
+#: myc16 0.455 -> 0.424, myc17 1.456 -> 1.222; BA n=2M would lose (0.775 -> 0.825), its few hub
+#: columns walked by fewer groups.  Only where that makes at least ROWS_HEAVY_MIN_CHUNKS chunks per
+#: group of lanes the device holds at once: fewer leave lanes idle (same measure: kron18, 0.8 per
+#: group, 0.142 -> 0.164 ms; kron16 0.041 -> 0.059; myc12 0.028 -> 0.053; myc15, 1.7, 0.163 -> 0.158).
+ROWS_HEAVY_CHUNK = 256
+ROWS_HEAVY_SHARE = 0.5
+ROWS_HEAVY_MIN_CHUNKS = 2.0
 #: spla_vecsc_rows walks the columns longest first (spla_vecsc_rows<..., ORDERED>, a cached (ncols,)
 #: permutation of colptr's dtype: one more index word per column, built on the first block product)
 #: when their lengths vary a lot: a warp's four columns are then about equally long.  "auto": when the
@@ -404,6 +415,33 @@ def rows_order(xp, colptr, min_cv):
     ncols = int(lens.shape[0])
     # distinct keys (length descending, then index), so any sort gives the same order
     return xp.argsort(-lens * ncols + xp.arange(ncols, dtype=np.int64)).astype(colptr.dtype)
+
+
+def rows_chunk(colptr, long_len, groups):
+    """Chunk length of spla_vecsc_rows' long-column split for one CSC column pointer: ROWS_HEAVY_CHUNK
+    when the columns of more than ``long_len`` entries hold at least ROWS_HEAVY_SHARE of the entries
+    and make at least ROWS_HEAVY_MIN_CHUNKS heavy chunks per group for ``groups`` resident groups of
+    lanes, else ROWS_CHUNK (an int; one host sync)."""
+    lens = (colptr[1:] - colptr[:-1]).astype(np.int64)
+    nnz = int(lens.sum())
+    long_entries = int(lens[lens > long_len].sum())
+    heavy = (nnz > 0 and long_entries >= ROWS_HEAVY_SHARE * nnz
+             and long_entries >= ROWS_HEAVY_MIN_CHUNKS * groups * ROWS_HEAVY_CHUNK)
+    return int(ROWS_HEAVY_CHUNK if heavy else ROWS_CHUNK)
+
+
+def _rows_chunk(A, colptr, group, device_id):
+    """:func:`rows_chunk` of A at ROWS_LONG for groups of ``group`` lanes (cached in ``A._cache``)."""
+    groups = _resident_blocks(device_id) * BLOCK // group
+    cache = getattr(A, "_cache", None)
+    key = ("rows_chunk", ROWS_LONG, ROWS_CHUNK, ROWS_HEAVY_CHUNK, ROWS_HEAVY_SHARE, ROWS_HEAVY_MIN_CHUNKS, groups,
+           device_id)
+    if isinstance(cache, dict) and key in cache:
+        return cache[key]
+    res = rows_chunk(colptr, ROWS_LONG, groups)
+    if isinstance(cache, dict):
+        cache[key] = res
+    return res
 
 
 def _rows_order(cp, A, colptr):
@@ -874,13 +912,13 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                    flags, vec4)
         elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
             group = _rows_group(k, dtype)
-            variant = " (rows)"
-            split = (_vecsc_long(cp, A, colptr, 32, ROWS_LONG, ROWS_CHUNK)
+            chunk = _rows_chunk(A, colptr, group, device_id)
+            split = (_vecsc_long(cp, A, colptr, 32, ROWS_LONG, chunk)
                      if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
             grid = _grid(ncols * group)
             order = _rows_order(cp, A, colptr)
-            if order is not None:
-                variant = " (rows, longest first)"
+            variant = (" (rows" + (", longest first" if order is not None else "")
+                       + (f", long columns in chunks of {chunk}" if split is not None else "") + ")")
             # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
             funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
                 (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols), i64(k),
