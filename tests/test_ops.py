@@ -16,6 +16,7 @@ where it compares each kernel with the dense reference and hence with the CPU ba
 import functools
 import itertools
 import logging
+import warnings
 
 import numpy as np
 import pytest
@@ -381,6 +382,20 @@ def test_auto_kernel_logged_at_debug(caplog):
         spla.vxm(np.ones(3), A, "plus_times")
     msgs = [r.getMessage() for r in caplog.records if r.name == "spla"]
     assert any(any(f"kernel={k}" in m for k in spla.KERNELS) for m in msgs), msgs
+
+
+def test_block_identity_inputs_do_not_warn():
+    """A block's identity inputs contribute nothing and raise no NumPy warning: max_times with -inf
+    inputs over zero-valued entries (-inf * 0 is nan) equals the product column by column."""
+    A = spla.Matrix.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), values=np.array([0.0, 2.0, 3.0]),
+                               directed=True, device="cpu")
+    U = np.array([[-np.inf, 1.0], [2.0, -np.inf], [np.inf, 5.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Y = spla.vxm(U, A, "max_times")
+        cols = [spla.vxm(np.ascontiguousarray(U[:, c]), A, "max_times") for c in range(2)]
+    assert_equal(Y, np.stack(cols, axis=1))
+    assert_equal(Y, np.array([[np.inf, 15.0], [-np.inf, 0.0], [4.0, -np.inf]]))
 
 
 # =============================================================================== the test kit itself

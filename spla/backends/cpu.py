@@ -119,13 +119,17 @@ def _generic_product(u, A, semiring, op, cols, dtype, ident):
                 if x.shape[0] == 0:
                     continue
         a = np.ones(p.shape[0], dtype=dtype) if A.values is None else A.values[p].astype(dtype)
+        dead = None
         if u.ndim == 2:
             a = a[:, None]
+            dead = x == ident
+            # identity inputs contribute nothing: multiply a zero in their place (-inf * 0 would warn)
+            x = np.where(dead, np.zeros((), dtype=dtype), x)
         prod = mul.apply(x, a, np)
         if prod.shape != x.shape:
             prod = np.broadcast_to(prod, x.shape)
-        if u.ndim == 2:
-            prod = np.where(x == ident, ident, prod).astype(dtype, copy=False)
+        if dead is not None:
+            prod = np.where(dead, ident, prod).astype(dtype, copy=False)
         else:
             prod = prod.astype(dtype, copy=False)
         starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
