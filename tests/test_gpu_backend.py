@@ -552,8 +552,7 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     32 lanes each looping over pieces) read in pieces (columns walked longest first or in index
     order), or component by component; every mask/accum/out configuration; columns longer than the
     rows' split threshold, cut into chunks of both lengths (ROWS_CHUNK, ROWS_HEAVY_CHUNK), with tiny
-    grids; a block that is not 16-byte aligned falls back to the
-    scalar loads."""
+    grids; a block that is not 16-byte aligned falls back to the scalar loads."""
     monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
     monkeypatch.setattr(gpu, "ROWS_ORDER", order)
     sr = semirings.get(name)

@@ -1,5 +1,7 @@
-"""ROWS_HEAVY_SHARE on and off, side by side in one process: all-sources betweenness (wall time, CUDA
-events, median of 5) and the k = 32 float32 block product (device time) on small and mid graphs.
+"""The k-block row kernel's chunk rule on and off (ROWS_HEAVY_SHARE 0.5 and 2.0: never the heavy
+chunks), side by side in one process: the k = 32 float32 block product (device time) and all-sources
+betweenness (wall time, CUDA events, median of 5; graphs of at most 70,000 vertices) on small and mid
+graphs.  Each line gives the chunk length the rule chose.
 
     PYTHONPATH=. python3 tools/probe_heavy_chunks.py [--graphs a,b,...] [--out DIR] [--no-bc]
 """
