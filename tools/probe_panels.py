@@ -34,7 +34,7 @@ import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import close, device_ms, save_json
+from probe_products import close, device_ms, recorder, save_json
 
 SOURCE = r"""
 #ifndef CPG
@@ -169,10 +169,7 @@ def main():
     rows = []
     sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
 
-    def rec(graph, case, ms, ok, **extra):
-        rows.append({"graph": graph, "case": case, "ms": ms, "ok": ok, **extra})
-        print(f"{graph:10s} {case:55s} {ms:9.4f} ms  {'ok' if ok else 'WRONG'} "
-              f"{' '.join(f'{k}={v}' for k, v in extra.items())}", flush=True)
+    rec = recorder(rows, 55)
 
     for name in args.graphs.split(","):
         (src, dst, n, directed), _ = graphs.load_edges(name)

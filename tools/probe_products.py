@@ -86,6 +86,16 @@ def save_json(out, name, data):
         Path(out, name).write_text(json.dumps(data, indent=1))
 
 
+def recorder(rows, width=44):
+    """rec(graph, case, ms, ok, **extra): append a result dict to ``rows`` and print it as one line
+    (``case`` padded to ``width``)."""
+    def rec(graph, case, ms, ok, **extra):
+        rows.append({"graph": graph, "case": case, "ms": ms, "ok": ok, **extra})
+        print(f"{graph:10s} {case:{width}s} {ms:9.4f} ms  {'ok' if ok else 'WRONG'} "
+              f"{' '.join(f'{k}={v}' for k, v in extra.items())}", flush=True)
+    return rec
+
+
 def close(a, b, rtol=1e-4):
     a, b = cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64)
     return bool(np.allclose(a, b, rtol=rtol, atol=1e-5 * max(1.0, float(np.abs(b).max(initial=0)))))
@@ -101,11 +111,7 @@ def main():
     args = ap.parse_args()
     rows = []
 
-    def rec(graph, case, ms, ok, **extra):
-        r = {"graph": graph, "case": case, "ms": ms, "ok": ok, **extra}
-        rows.append(r)
-        print(f"{graph:10s} {case:44s} {ms:9.4f} ms  {'ok' if ok else 'WRONG'} "
-              f"{' '.join(f'{k}={v}' for k, v in extra.items())}", flush=True)
+    rec = recorder(rows)
 
     for name in args.graphs.split(","):
         t0 = time.perf_counter()

@@ -23,7 +23,7 @@ import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import BIG, DEV_REPEAT, close, device_ms, save_json, wall_ms
+from probe_products import BIG, DEV_REPEAT, close, device_ms, recorder, save_json, wall_ms
 from spla.backends import gpu as G
 
 #: (macros, module switches of spla.backends.gpu) per variant
@@ -49,10 +49,7 @@ def main():
     args = ap.parse_args()
     rows = []
 
-    def rec(graph, case, ms, ok, **extra):
-        rows.append({"graph": graph, "case": case, "ms": ms, "ok": ok, **extra})
-        print(f"{graph:10s} {case:60s} {ms:9.4f} ms  {'ok' if ok else 'WRONG'} "
-              f"{' '.join(f'{k}={v}' for k, v in extra.items())}", flush=True)
+    rec = recorder(rows, 60)
 
     for name in args.graphs.split(","):
         (src, dst, n, directed), _ = graphs.load_edges(name)

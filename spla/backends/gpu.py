@@ -418,10 +418,12 @@ def rows_order(xp, colptr, min_cv):
 
 
 def rows_chunk(colptr, long_len, groups):
-    """Chunk length of spla_vecsc_rows' long-column split for one CSC column pointer: ROWS_HEAVY_CHUNK
-    when the columns of more than ``long_len`` entries hold at least ROWS_HEAVY_SHARE of the entries
-    and make at least ROWS_HEAVY_MIN_CHUNKS heavy chunks per group for ``groups`` resident groups of
-    lanes, else ROWS_CHUNK (an int; one host sync)."""
+    """Chunk length of spla_vecsc_rows' long-column split (an int; one host sync).
+
+    colptr (ncols+1,) int32/int64, NumPy or CuPy: a CSC column pointer; long_len, groups: ints.
+    With L = the entries of the columns longer than ``long_len`` and nnz = all entries: ROWS_HEAVY_CHUNK
+    when nnz > 0, L >= ROWS_HEAVY_SHARE * nnz and L >= ROWS_HEAVY_MIN_CHUNKS * groups * ROWS_HEAVY_CHUNK
+    (enough chunks for ``groups`` resident groups of lanes), else ROWS_CHUNK."""
     lens = (colptr[1:] - colptr[:-1]).astype(np.int64)
     nnz = int(lens.sum())
     long_entries = int(lens[lens > long_len].sum())
@@ -433,15 +435,9 @@ def rows_chunk(colptr, long_len, groups):
 def _rows_chunk(A, colptr, group, device_id):
     """:func:`rows_chunk` of A at ROWS_LONG for groups of ``group`` lanes (cached in ``A._cache``)."""
     groups = _resident_blocks(device_id) * BLOCK // group
-    cache = getattr(A, "_cache", None)
     key = ("rows_chunk", ROWS_LONG, ROWS_CHUNK, ROWS_HEAVY_CHUNK, ROWS_HEAVY_SHARE, ROWS_HEAVY_MIN_CHUNKS, groups,
            device_id)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
-    res = rows_chunk(colptr, ROWS_LONG, groups)
-    if isinstance(cache, dict):
-        cache[key] = res
-    return res
+    return _cached(A, key, lambda: rows_chunk(colptr, ROWS_LONG, groups))
 
 
 def _rows_order(cp, A, colptr):
@@ -451,26 +447,14 @@ def _rows_order(cp, A, colptr):
     if ROWS_ORDER is False:
         return None
     min_cv = -1.0 if ROWS_ORDER is True else ROWS_ORDER_MIN_CV
-    cache = getattr(A, "_cache", None)
     key = ("rows_order", ROWS_LONG, min_cv, np.dtype(colptr.dtype).str, colptr.device.id)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
-    res = rows_order(cp, colptr, min_cv)
-    if isinstance(cache, dict):
-        cache[key] = res
-    return res
+    return _cached(A, key, lambda: rows_order(cp, colptr, min_cv))
 
 
 def _tile_chunks(cp, A, colptr, split):
     """:func:`interleaved_chunks` of A's tile split (TILE_LONG, TILE_CHUNK), cached in ``A._cache``."""
-    cache = getattr(A, "_cache", None)
     key = ("tile_chunks", split["long_len"], TILE_CHUNK, np.dtype(colptr.dtype).str, colptr.device.id)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
-    res = interleaved_chunks(cp, split)
-    if isinstance(cache, dict):
-        cache[key] = res
-    return res
+    return _cached(A, key, lambda: interleaved_chunks(cp, split))
 
 
 def _tile_chunk_mode(split, ncols, direct, can_split):
@@ -502,14 +486,19 @@ def _vecsc_long(cp, A, colptr, group, long=None, chunk=None):
     long = LONG if long is None else long
     long_len = None if long is None else max(1, int(long) * int(group) // 32)
     chunk = int(CHUNK if chunk is None else chunk)
-    cache = getattr(A, "_cache", None)
     key = ("vecsc_long", long_len, chunk, np.dtype(colptr.dtype).str, colptr.device.id)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
-    res = vecsc_long_split(cp, colptr, long_len, chunk)
-    if isinstance(cache, dict):
-        cache[key] = res
-    return res
+    return _cached(A, key, lambda: vecsc_long_split(cp, colptr, long_len, chunk))
+
+
+def _cached(A, key, build):
+    """``build()``, kept in the matrix's lazy-cache dict ``A._cache`` under ``key`` (the key names every
+    switch the value depends on); an object without a ``_cache`` dict gets a fresh ``build()``."""
+    cache = getattr(A, "_cache", None)
+    if not isinstance(cache, dict):
+        return build()
+    if key not in cache:
+        cache[key] = build()
+    return cache[key]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,15 +578,9 @@ def _use_worklist(walk_threads, device_id):
 
 def _empty_fraction(A, colptr):
     """The fraction of A's columns with no entries (computed once, cached in ``A._cache``)."""
-    cache = getattr(A, "_cache", None)
-    key = ("empty_column_fraction", colptr.device.id)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
     ncols = int(colptr.shape[0]) - 1
-    frac = float((colptr[1:] == colptr[:-1]).sum()) / ncols if ncols else 0.0
-    if isinstance(cache, dict):
-        cache[key] = frac
-    return frac
+    return _cached(A, ("empty_column_fraction", colptr.device.id),
+                   lambda: float((colptr[1:] == colptr[:-1]).sum()) / ncols if ncols else 0.0)
 
 
 def _mask_worklist(cp, funcs, colptr, marr, js, mode, ncols, y, acc, flags, index_dtype):
@@ -660,14 +643,7 @@ def _values_as(A, dtype):
     v = A.values
     if v.dtype == dtype:
         return v
-    cache = getattr(A, "_cache", None)
-    key = ("gpu_values_as", dtype.str)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
-    cast = v.astype(dtype)
-    if isinstance(cache, dict):
-        cache[key] = cast
-    return cast
+    return _cached(A, ("gpu_values_as", dtype.str), lambda: v.astype(dtype))
 
 
 def _mask_args(cp, mask, complement, ncols, k):
@@ -708,20 +684,17 @@ def _tile_group(cp, A, colptr):
     TILE_LANE_ENTRIES entries of the mean non-empty column with at most TILE_LONG entries), cached."""
     if TILE_GROUP != "auto":
         return int(TILE_GROUP)
-    cache = getattr(A, "_cache", None)
-    key = ("tile_group", TILE_LONG, TILE_LANE_ENTRIES, colptr.device.id)
-    if isinstance(cache, dict) and key in cache:
-        return cache[key]
-    lengths = cp.diff(colptr)
-    short = (lengths > 0) & (lengths <= TILE_LONG)
-    count = int(short.sum())
-    mean = float(lengths[short].sum()) / count if count else 0.0
-    group = 1
-    while group < 8 and mean > group * TILE_LANE_ENTRIES:
-        group *= 2
-    if isinstance(cache, dict):
-        cache[key] = group
-    return group
+
+    def build():
+        lengths = cp.diff(colptr)
+        short = (lengths > 0) & (lengths <= TILE_LONG)
+        count = int(short.sum())
+        mean = float(lengths[short].sum()) / count if count else 0.0
+        group = 1
+        while group < 8 and mean > group * TILE_LANE_ENTRIES:
+            group *= 2
+        return group
+    return _cached(A, ("tile_group", TILE_LONG, TILE_LANE_ENTRIES, colptr.device.id), build)
 
 
 def _tile_geometry(ncols, device_id):
@@ -912,9 +885,10 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                    flags, vec4)
         elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
             group = _rows_group(k, dtype)
-            chunk = _rows_chunk(A, colptr, group, device_id)
-            split = (_vecsc_long(cp, A, colptr, 32, ROWS_LONG, chunk)
-                     if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
+            split = chunk = None
+            if adds and _supports_cached("scCOOC", sr, dtype)[0]:
+                chunk = _rows_chunk(A, colptr, group, device_id)
+                split = _vecsc_long(cp, A, colptr, 32, ROWS_LONG, chunk)
             grid = _grid(ncols * group)
             order = _rows_order(cp, A, colptr)
             variant = (" (rows" + (", longest first" if order is not None else "")
