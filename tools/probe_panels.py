@@ -23,7 +23,6 @@ Mycielski graphs.  Prints a line per case; JSON to DIR/probe_panels.json.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -33,8 +32,7 @@ import cupy as cp
 import numpy as np
 
 import spla
-from benchmarks import graphs
-from probe_products import close, device_ms, recorder, save_json
+from probe_products import close, device_ms, engine_block, load_matrix, probe_args, recorder, save_json
 
 SOURCE = r"""
 #ifndef CPG
@@ -162,19 +160,14 @@ def items(A, CH):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--graphs", default="myc16,myc17")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
+    args = probe_args("myc16,myc17")
     rows = []
     sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
 
     rec = recorder(rows, 55)
 
     for name in args.graphs.split(","):
-        (src, dst, n, directed), _ = graphs.load_edges(name)
-        A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
-        del src, dst
+        A = load_matrix(name)
         ncols, nrows = int(A.shape[1]), int(A.shape[0])
         rng = np.random.default_rng(0)
         u = cp.asarray(rng.random(nrows, dtype=np.float32))
@@ -187,13 +180,7 @@ def main():
         rec(name, "k1 auto", ms1, True)
         K = 32
         U = cp.asarray(rng.random((nrows, K), dtype=np.float32))
-        Y = cp.empty((ncols, K), dtype=np.float32)
-        ref = spla.vxm(U, A, "plus_times", kernel="veCSC")
-
-        def stepe():
-            for _ in range(16):
-                spla.vxm(U, A, "plus_times", out=Y, kernel="veCSC")  # Y = U +.* A
-        ms, _ = device_ms(stepe, f"{name} engine rows")
+        Y, ref, ms = engine_block(A, U, name)
         rec(name, "k32 engine veCSC rows", ms, close(Y, ref), ratio=round(32 * ms1 / ms, 2))
         counter = cp.zeros(1, dtype=cp.uint32)
         for cpg, unr, block, minb, sync, stream, R, CH in VARIANTS:

@@ -96,6 +96,35 @@ def recorder(rows, width=44):
     return rec
 
 
+def probe_args(default_graphs):
+    """The command line of a probe: --graphs (comma-separated benchmark graph names, default
+    ``default_graphs``) and --out (folder of the JSON results, default: none written)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graphs", default=default_graphs)
+    ap.add_argument("--out", default=None)
+    return ap.parse_args()
+
+
+def load_matrix(name):
+    """Graph ``name`` of the benchmark registry (benchmarks.graphs) as a spla.Matrix on the GPU."""
+    (src, dst, n, directed), _ = graphs.load_edges(name)
+    return spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
+
+
+def engine_block(A, U, name):
+    """(Y, ref, ms) for the engine's plus_times block product Y = U +.* A (kernel veCSC, the row kernel
+    for 16-byte rows): Y the (ncols, k) buffer the timed products wrote, ref an untimed product, ms the
+    device time of one product."""
+    Y = cp.empty((int(A.shape[1]),) + tuple(U.shape[1:]), dtype=U.dtype)
+    ref = spla.vxm(U, A, "plus_times", kernel="veCSC")
+
+    def step():
+        for _ in range(DEV_REPEAT):
+            spla.vxm(U, A, "plus_times", out=Y, kernel="veCSC")  # Y = U +.* A
+    ms, _ = device_ms(step, f"{name} engine rows")
+    return Y, ref, ms
+
+
 def close(a, b, rtol=1e-4):
     a, b = cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64)
     return bool(np.allclose(a, b, rtol=rtol, atol=1e-5 * max(1.0, float(np.abs(b).max(initial=0)))))
