@@ -551,8 +551,9 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     """k-blocks whose rows are whole 16-byte pieces (1, 2, 8 and 40 pieces: one lane per column up to
     32 lanes each looping over pieces) read in pieces (columns walked longest first or in index
     order), or component by component; every mask/accum/out configuration; columns longer than the
-    rows' split threshold, cut into chunks of both lengths (ROWS_CHUNK, ROWS_HEAVY_CHUNK), with tiny
-    grids; a block that is not 16-byte aligned falls back to the scalar loads."""
+    rows' split threshold, cut into chunks of both lengths (ROWS_CHUNK, ROWS_HEAVY_CHUNK) and walked by
+    the chunk kernel or as length-sorted work items (ROWS_ITEMS), with tiny grids; a block that is not
+    16-byte aligned falls back to the scalar loads."""
     monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
     monkeypatch.setattr(gpu, "ROWS_ORDER", order)
     sr = semirings.get(name)
@@ -569,16 +570,20 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     monkeypatch.setattr(gpu, "ROWS_HEAVY_CHUNK", 11)
     monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", 0.0)
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
-    for share, chunk in ((2.0, 7), (0.0, 11)):  # never / always the heavy chunks
+    # never / always the heavy chunks (share 2 / 0), as the row kernel plus chunks or as work items
+    for share, chunk, items in ((2.0, 7, False), (0.0, 11, False), (0.0, 11, True), (2.0, 7, True)):
         monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
+        monkeypatch.setattr(gpu, "ROWS_ITEMS", items)
         A = matrix("heavy", dtype)
         assert gpu._rows_chunk(A, A.colptr, gpu._rows_group(8 * per, np.dtype(dtype)), 0) == chunk
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="spla"):
             for config in _configs(dtype):
                 run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
-        if rows:  # the DEBUG line names the chunk length where the long columns were split
-            assert any(f"chunks of {chunk})" in r.getMessage() for r in caplog.records), caplog.text
+        # the DEBUG line names the chunk length where the long columns were split (as chunks or items)
+        want = f"items of at most {chunk} entries" if items else f"chunks of {chunk})"
+        if rows:
+            assert any(want in r.getMessage() for r in caplog.records), caplog.text
     k = 8 * per
     ident = sr.add.identity(np.dtype(dtype))
     u = _vector(rng, dtype, (A.shape[0] * k + 1,), ident)
@@ -587,6 +592,30 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     want = reference(u[1:].reshape(A.shape[0], k), A, sr)
     got = gpu.vxm(u_view, A, sr, None, False, None, None, False, "veCSC")
     np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("items", [False, True])
+@pytest.mark.parametrize("name,pattern", [("plus_times", True), ("plus_first", False), ("plus_first", True)])
+def test_rows_signed_zero_inputs_are_skipped(monkeypatch, items, name, pattern):
+    """Row pieces with signed zeros: inputs of -0.0 and +0.0 (both plus's identity) are skipped, so a
+    column of only such inputs is +0.0, bit for bit as the reference, whether long columns are cut
+    into chunks or work items, pattern and valued."""
+    monkeypatch.setattr(gpu, "ROWS_LONG", 30)
+    monkeypatch.setattr(gpu, "ROWS_CHUNK", 7)
+    monkeypatch.setattr(gpu, "ROWS_ITEMS", items)
+    sr = semirings.get(name)
+    rng = np.random.default_rng(41)
+    for mname in ("rect", "heavy", "loops"):
+        A = matrix(mname, np.float32, pattern)
+        u = rng.integers(-3, 4, (A.shape[0], 8)).astype(np.float32)
+        u[rng.random(u.shape) < 0.5] = -0.0
+        u[: A.shape[0] // 2, 3] = -0.0  # column 3 of the block: mostly negative zeros
+        for accum, out in ((None, None), ("plus", _values(rng, np.float32, (A.shape[1], 8)))):
+            want = reference(u, A, sr, accum=accum, out=None if out is None else out.copy())
+            got = cp.asnumpy(gpu.vxm(cp.asarray(u), A, sr, None, False, accum,
+                                     None if out is None else cp.asarray(out), False, "veCSC"))
+            np.testing.assert_array_equal(got, want)
+            assert (np.signbit(got) == np.signbit(want)).all(), f"{name} {mname} accum={accum}"
 
 
 @pytest.mark.parametrize("worklist", [True, False, "auto"])

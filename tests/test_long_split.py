@@ -127,3 +127,26 @@ def test_bad_chunk_and_order_switches_are_refused(monkeypatch):
     monkeypatch.setattr(gpu, "ROWS_ORDER", "yes")
     with pytest.raises(ValueError, match="ROWS_ORDER must be 'auto', True or False, got 'yes'"):
         gpu._rows_order(np, types.SimpleNamespace(_cache={}), np.array([0, 1], dtype=np.int32))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 40), max_size=30), chunk=st.integers(1, 9),
+       index=st.sampled_from([np.int32, np.int64]))
+def test_rows_items_are_every_column_cut_and_sorted_longest_first(lengths, chunk, index):
+    from spla.backends.gpu import rows_items
+    colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
+    items = rows_items(np, colptr, chunk)
+    # the items of a column walk: [b, min(b + chunk, end)) for b = start, start + chunk, ...; one empty
+    # item for an empty column
+    want = []
+    for j, n in enumerate(lengths):
+        starts = range(int(colptr[j]), int(colptr[j + 1]), chunk) if n else [int(colptr[j])]
+        want += [(j, b, min(b + chunk, int(colptr[j + 1]))) for b in starts]
+    got = list(zip(items["item_col"].tolist(), items["item_begin"].tolist(), items["item_end"].tolist()))
+    assert sorted(got) == sorted(want) and items["nitems"] == len(want)
+    lens = [e - b for _, b, e in got]
+    assert lens == sorted(lens, reverse=True)
+    assert all(a.dtype == index for a in (items["item_col"], items["item_begin"], items["item_end"]))
+    several = {j for j, n in enumerate(lengths) if n > chunk}
+    assert items["item_multi"].tolist() == [int(j in several) for j, _, _ in got]
+    assert items["multi_cols"].tolist() == sorted(several)

@@ -5,7 +5,7 @@
 Each variant is a set of spmv.cuh macros (SPLA_ROWS_MIN_BLOCKS, SPLA_ROWS_UNROLL, SPLA_TILE_MIN_BLOCKS)
 passed to NVRTC (the module cache is cleared between variants) and of module switches of
 spla.backends.gpu (TILE_GROUP, TILE_MIN_WARPS, TILE_LANE_ENTRIES, TILE_CHUNK, TILE_LONG, TILE_CHUNKS, CHUNKS_PER_WARP,
-ROWS_ORDER, ROWS_LONG, ROWS_CHUNK), set
+ROWS_ORDER, ROWS_LONG, ROWS_CHUNK, ROWS_ITEMS), set
 while recording.  Per graph and variant: the benchmark's 90%-masked k = 1 product (scCSC tiles, replace into out) and the k = 32 float32 block
 (veCSC rows), in device time (tools/probe_products.device_ms), each checked against the unmasked
 scCSC product.
@@ -29,9 +29,7 @@ from spla.backends import gpu as G
 #: (macros, module switches of spla.backends.gpu) per variant
 MASK_VARIANTS = [({}, {"TILE_CHUNKS": "listed"}), ({}, {"TILE_CHUNKS": "fused"}), ({}, {}),
                  ({}, {"TILE_CHUNKS": "fused", "TILE_CHUNK": 512})]
-ROWS_VARIANTS = [({}, {}), ({}, {"ROWS_LONG": 256, "ROWS_CHUNK": 256}), ({}, {"ROWS_LONG": 1, "ROWS_CHUNK": 256}),
-                 ({}, {"ROWS_LONG": 1, "ROWS_CHUNK": 128}), ({}, {"ROWS_LONG": 64, "ROWS_CHUNK": 256}),
-                 ({}, {"ROWS_LONG": 128, "ROWS_CHUNK": 256})]
+ROWS_VARIANTS = [({}, {"ROWS_ITEMS": False}), ({}, {})]
 BASE_OPTIONS = G.NVRTC_OPTIONS
 
 

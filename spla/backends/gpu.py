@@ -141,6 +141,14 @@ ROWS_HEAVY_MIN_CHUNKS = 2.0
 #: 0.543 -> 0.605.
 ROWS_ORDER = "auto"
 ROWS_ORDER_MIN_CV = 1.5
+#: Where the long columns are split (above), the row kernel and its long-column chunks run as one launch
+#: over length-sorted work items instead (spla_vecsc_rows_items, :func:`rows_items`: every column cut
+#: into items of at most the chunk length, longest first, dealt in rounds from an atomic counter);
+#: False keeps the two launches (benchmarks).  k = 32 float32, H100, device time, two launches -> items:
+#: kron20 0.599 -> 0.557 ms, kron21 1.256 -> 1.186, myc16 0.411 -> 0.402, myc17 1.208 -> 1.191, BA n=2M
+#: 0.786 -> 0.760, ba1M_m4 0.370 -> 0.344, myc12 0.0295 -> 0.0209 ms; kron18 0.1394 -> 0.1405; ws2M and
+#: grid2000 have no long column.
+ROWS_ITEMS = True
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -259,8 +267,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
     ``{"scCSC", "scCSC_tiles", "scCSC_tiles_listed", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows",
-    "veCSC_rows_ordered", "veCSC_rows_long_chunks", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC",
-    "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
+    "veCSC_rows_ordered", "veCSC_rows_long_chunks", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish",
+    "scCOOC", "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
     t = C_TYPES[np.dtype(dtype)]
@@ -277,6 +285,7 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "veCSC_rows": f"spla_vecsc_rows<{a}, {m}, {t}, {i}, {p}, false>",
         "veCSC_rows_ordered": f"spla_vecsc_rows<{a}, {m}, {t}, {i}, {p}, true>",
         "veCSC_rows_long_chunks": f"spla_vecsc_rows_long_chunks{args}",
+        "veCSC_rows_items": f"spla_vecsc_rows_items{args}",
         "veCSC_long_chunks": f"spla_vecsc_long_chunks{args}",
         "veCSC_long_finish": f"spla_vecsc_long_finish<{a}, {t}, {i}>",
         "scCOOC": f"spla_sccooc{args}",
@@ -430,6 +439,42 @@ def rows_chunk(colptr, long_len, groups):
     heavy = (nnz > 0 and long_entries >= ROWS_HEAVY_SHARE * nnz
              and long_entries >= ROWS_HEAVY_MIN_CHUNKS * groups * ROWS_HEAVY_CHUNK)
     return int(ROWS_HEAVY_CHUNK if heavy else ROWS_CHUNK)
+
+
+def rows_items(xp, colptr, chunk):
+    """The work items of spla_vecsc_rows_items for one CSC column pointer (array module ``xp``).
+
+    colptr (ncols+1,) int32/int64; chunk >= 1.  Every column is cut into items of at most ``chunk``
+    consecutive entries (an empty column is one empty item), and the items are sorted by length,
+    longest first (ties: column, then position).  Returns a dict:
+      item_col, item_begin, item_end (nitems,) colptr.dtype: item q is entries [begin, end) of column
+                  item_col[q]
+      item_multi  (nitems,) uint8: 1 when the item's column has several items
+      multi_cols  (nmc,) int64: the columns of several items (ascending)
+      nitems: int
+    Vectorised (no Python loop over columns)."""
+    i64 = np.int64
+    c64 = colptr.astype(i64)
+    lens = c64[1:] - c64[:-1]
+    ncols = int(lens.shape[0])
+    nch = xp.maximum(1, (lens + (chunk - 1)) // chunk)
+    last = xp.cumsum(nch)  # inclusive: the items of column j are [last[j] - nch[j], last[j])
+    nitems = int(last[-1]) if ncols else 0
+    q = xp.arange(nitems, dtype=i64)
+    col = xp.searchsorted(last, q, side="right")
+    begin = c64[col] + (q - (last[col] - nch[col])) * chunk
+    end = xp.minimum(begin + chunk, c64[col + 1])
+    order = xp.argsort(-(end - begin) * max(1, nitems) + q)  # distinct keys: length descending, then q
+    col, begin, end = col[order], begin[order], end[order]
+    return {"item_col": col.astype(colptr.dtype), "item_begin": begin.astype(colptr.dtype),
+            "item_end": end.astype(colptr.dtype), "item_multi": (nch[col] > 1).astype(np.uint8),
+            "multi_cols": xp.flatnonzero(nch > 1).astype(i64), "nitems": nitems}
+
+
+def _rows_items(cp, A, colptr, chunk):
+    """:func:`rows_items` of A at ``chunk`` (cached in ``A._cache``)."""
+    key = ("rows_items", int(chunk), np.dtype(colptr.dtype).str, colptr.device.id)
+    return _cached(A, key, lambda: rows_items(cp, colptr, int(chunk)))
 
 
 def _rows_chunk(A, colptr, group, device_id):
@@ -889,22 +934,36 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             if adds and _supports_cached("scCOOC", sr, dtype)[0]:
                 chunk = _rows_chunk(A, colptr, group, device_id)
                 split = _vecsc_long(cp, A, colptr, 32, ROWS_LONG, chunk)
-            grid = _grid(ncols * group)
-            order = _rows_order(cp, A, colptr)
-            variant = (" (rows" + (", longest first" if order is not None else "")
-                       + (f", long columns in chunks of {chunk}" if split is not None else "") + ")")
-            # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
-            funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
-                (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols), i64(k),
-                                    i32(group), acc, i32(flags), i64(split["long_len"] if split is not None else 0),
-                                    i32(1 if split is not None and becomes else 0),
-                                    np.uint64(0) if order is None else order))
-            if split is not None:
-                nchunks = split["nchunks"]
-                # Y<mask>[long columns] += chunk partials (atomic ADD)
-                funcs["veCSC_rows_long_chunks"]((_grid(nchunks * group),), (BLOCK,), (
-                    split["chunk_col"], split["chunk_begin"], split["chunk_end"], split["long_cols"], rowidx, vals,
-                    u, y, marr, i64(js), i64(cs), i32(mode), i64(nchunks), i64(k), i32(group)))
+            if split is not None and ROWS_ITEMS:
+                items = _rows_items(cp, A, colptr, chunk)
+                if becomes:
+                    y[items["multi_cols"]] = sr.add.identity(dtype)  # their items ADD into it
+                nitems = items["nitems"]
+                grid = max(1, min(-(-nitems // (BLOCK // group)), _resident_blocks(device_id), MAX_BLOCKS))
+                variant = f" (rows, {nitems} items of at most {chunk} entries, longest first)"
+                # Y<mask> = U +.* A, a group of lanes per work item of one column
+                funcs["veCSC_rows_items"]((grid,), (BLOCK,), (
+                    items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
+                    cp.zeros(1, dtype=np.uint32), rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(k),
+                    i32(group), acc, i32(flags)))
+            else:
+                grid = _grid(ncols * group)
+                order = _rows_order(cp, A, colptr)
+                variant = (" (rows" + (", longest first" if order is not None else "")
+                           + (f", long columns in chunks of {chunk}" if split is not None else "") + ")")
+                # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
+                funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
+                    (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
+                                        i64(k), i32(group), acc, i32(flags),
+                                        i64(split["long_len"] if split is not None else 0),
+                                        i32(1 if split is not None and becomes else 0),
+                                        np.uint64(0) if order is None else order))
+                if split is not None:
+                    nchunks = split["nchunks"]
+                    # Y<mask>[long columns] += chunk partials (atomic ADD)
+                    funcs["veCSC_rows_long_chunks"]((_grid(nchunks * group),), (BLOCK,), (
+                        split["chunk_col"], split["chunk_begin"], split["chunk_end"], split["long_cols"], rowidx,
+                        vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(nchunks), i64(k), i32(group)))
         elif kernel == "veCSC":
             grid = _grid(ncols * group)
             funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),

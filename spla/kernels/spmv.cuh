@@ -1091,6 +1091,72 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
 }
 
 // ================================================================================================
+// veCSC, block of k vectors in 16-byte row pieces over length-sorted work items ("rows, items"): one
+// launch instead of spla_vecsc_rows plus spla_vecsc_rows_long_chunks, wherever the backend splits the
+// long columns (ROWS_ITEMS).  Every column is
+// cut into items of at most CHUNK consecutive entries [item_begin[q], item_end[q]) (an empty column
+// is one empty item), sorted longest first, so that the groups of a round reduce about equally long
+// items and the short tails come last.
+// Thread mapping: a block takes the next round of blockDim.x / L items from an atomic counter; group
+// q of L lanes reduces item round * (blockDim.x / L) + q, lane g its pieces pc = g, g + L, ... exactly
+// as spla_vecsc_rows does (spla_piece_reduce), then
+//   * an item that is its column's only one (item_multi 0) stores the piece under the output
+//     semantics (spla_piece_store: the mask, accum, fresh and replace as everywhere);
+//   * an item of a column of several ADDs every computed component that is not the identity into
+//     y[j, c] with ADD's atomic (the backend stored the identity into those columns first when y
+//     becomes the result; otherwise accum is ADD and y keeps its value where not computed).
+//   item_col, item_begin, item_end (nitems,) I; item_multi (nitems,) unsigned char; counter: one
+//   zeroed unsigned int; rowidx, vals, u (nrows, k), y (ncols, k), mask: as spla_vecsc_rows.
+// ================================================================================================
+template <class Add, class Mul, class T, class I, bool PATTERN>
+__global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_rows_items(
+    const I* __restrict__ item_col, const I* __restrict__ item_begin, const I* __restrict__ item_end,
+    const unsigned char* __restrict__ item_multi, long long nitems, unsigned int* __restrict__ counter,
+    const I* __restrict__ rowidx, const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
+    const bool* __restrict__ mask, long long mask_js, long long mask_cs, int mask_mode, long long k, int L,
+    int accum, int flags)
+{
+    __shared__ unsigned int round_s;
+    const T ident = Add::template identity<T>();
+    const int V = (int)(16 / sizeof(T));
+    const long long P = k / V;
+    const long long glane = (long long)(threadIdx.x & (unsigned int)(L - 1));
+    const long long per_round = blockDim.x / L;
+    const uint4* __restrict__ u4 = reinterpret_cast<const uint4*>(u);
+    uint4* __restrict__ y4 = reinterpret_cast<uint4*>(y);
+    spla_piece<T> none;
+#pragma unroll
+    for (int v = 0; v < (int)(16 / sizeof(T)); ++v) none.v[v] = ident;
+    for (;;) {
+        if (threadIdx.x == 0) round_s = atomicAdd(counter, 1u);
+        __syncthreads();
+        const long long first = (long long)round_s * per_round;
+        __syncthreads();  // round_s is read by every thread before thread 0 overwrites it
+        if (first >= nitems) return;
+        const long long q = first + threadIdx.x / L;
+        if (q >= nitems) continue;
+        const long long j = (long long)spla_ld(item_col + q);
+        const long long begin = (long long)spla_ld(item_begin + q), end = (long long)spla_ld(item_end + q);
+        const bool multi = __ldg(item_multi + q) != 0;
+        for (long long pc = glane; pc < P; pc += L) {
+            const unsigned int comp = spla_piece_computed<T>(mask, mask_mode, mask_js, mask_cs, j, pc);
+            if (multi) {
+                if (comp == 0) continue;
+                const spla_piece<T> t = spla_piece_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u4, P, pc, begin,
+                                                                                   end, ident);
+                for (int v = 0; v < V; ++v)
+                    if (((comp >> v) & 1u) && t.v[v] != ident)
+                        spla_atomic_update<Add, T>(y + j * k + pc * V + v, t.v[v]);
+            } else {
+                const spla_piece<T> t = comp != 0 ? spla_piece_reduce<Add, Mul, T, I, PATTERN>(
+                                                        rowidx, vals, u4, P, pc, begin, end, ident) : none;
+                spla_piece_store<T>(y4, j * P + pc, comp, t, ident, accum, flags);
+            }
+        }
+    }
+}
+
+// ================================================================================================
 // veCSC long-column split (k == 1).  The backend cuts every column with more than LONG entries into
 // chunks of at most CHUNK consecutive entries [chunk_begin[q], chunk_end[q]) of column
 // long_cols[chunk_col[q]]; the main spla_vecsc skips those columns when computed (long_len), then:
