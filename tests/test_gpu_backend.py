@@ -551,9 +551,9 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     """k-blocks whose rows are whole 16-byte pieces (1, 2, 8 and 40 pieces: one lane per column up to
     32 lanes each looping over pieces) read in pieces (columns walked longest first or in index
     order), or component by component; every mask/accum/out configuration; columns longer than the
-    rows' split threshold, cut into chunks of both lengths (ROWS_CHUNK, ROWS_HEAVY_CHUNK) and walked by
-    the chunk kernel or as length-sorted work items (ROWS_ITEMS), with tiny grids; a block that is not
-    16-byte aligned falls back to the scalar loads."""
+    rows' split threshold, every column then cut into length-sorted work items of both lengths
+    (ROWS_CHUNK, ROWS_HEAVY_CHUNK), with tiny grids; a block that is not 16-byte aligned falls back to
+    the scalar loads."""
     monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
     monkeypatch.setattr(gpu, "ROWS_ORDER", order)
     sr = semirings.get(name)
@@ -570,20 +570,16 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     monkeypatch.setattr(gpu, "ROWS_HEAVY_CHUNK", 11)
     monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", 0.0)
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
-    # never / always the heavy chunks (share 2 / 0), as the row kernel plus chunks or as work items
-    for share, chunk, items in ((2.0, 7, False), (0.0, 11, False), (0.0, 11, True), (2.0, 7, True)):
+    for share, chunk in ((2.0, 7), (0.0, 11)):  # never / always the heavy chunks
         monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
-        monkeypatch.setattr(gpu, "ROWS_ITEMS", items)
         A = matrix("heavy", dtype)
         assert gpu._rows_chunk(A, A.colptr, gpu._rows_group(8 * per, np.dtype(dtype)), 0) == chunk
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="spla"):
             for config in _configs(dtype):
                 run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
-        # the DEBUG line names the chunk length where the long columns were split (as chunks or items)
-        want = f"items of at most {chunk} entries" if items else f"chunks of {chunk})"
-        if rows:
-            assert any(want in r.getMessage() for r in caplog.records), caplog.text
+        if rows:  # the DEBUG line names the items' length
+            assert any(f"items of at most {chunk} entries" in r.getMessage() for r in caplog.records), caplog.text
     k = 8 * per
     ident = sr.add.identity(np.dtype(dtype))
     u = _vector(rng, dtype, (A.shape[0] * k + 1,), ident)
@@ -594,15 +590,14 @@ def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
     np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
-@pytest.mark.parametrize("items", [False, True])
+@pytest.mark.parametrize("long", [30, 10**9])
 @pytest.mark.parametrize("name,pattern", [("plus_times", True), ("plus_first", False), ("plus_first", True)])
-def test_rows_signed_zero_inputs_are_skipped(monkeypatch, items, name, pattern):
+def test_rows_signed_zero_inputs_are_skipped(monkeypatch, long, name, pattern):
     """Row pieces with signed zeros: inputs of -0.0 and +0.0 (both plus's identity) are skipped, so a
-    column of only such inputs is +0.0, bit for bit as the reference, whether long columns are cut
-    into chunks or work items, pattern and valued."""
-    monkeypatch.setattr(gpu, "ROWS_LONG", 30)
+    column of only such inputs is +0.0, bit for bit as the reference, with whole columns and with
+    work items (ROWS_LONG 30: "heavy" has longer columns), pattern and valued."""
+    monkeypatch.setattr(gpu, "ROWS_LONG", long)
     monkeypatch.setattr(gpu, "ROWS_CHUNK", 7)
-    monkeypatch.setattr(gpu, "ROWS_ITEMS", items)
     sr = semirings.get(name)
     rng = np.random.default_rng(41)
     for mname in ("rect", "heavy", "loops"):

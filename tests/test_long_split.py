@@ -92,17 +92,18 @@ def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
        share=st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0]), groups=st.integers(0, 40),
        min_chunks=st.sampled_from([0.0, 0.01, 0.1, 2.0]), index=st.sampled_from([np.int32, np.int64]))
 def test_rows_chunk_follows_the_long_columns_share(monkeypatch, lengths, long_len, share, groups, min_chunks, index):
-    """spla_vecsc_rows' chunk length: the heavy chunks exactly when the columns of more than long_len
-    entries hold at least ROWS_HEAVY_SHARE of the entries and fill ROWS_HEAVY_MIN_CHUNKS heavy chunks
-    per resident group (never on an empty matrix)."""
+    """The k-block row-piece products' item length: None without a column of more than long_len entries
+    (whole columns then), the heavy chunks exactly when those columns hold at least ROWS_HEAVY_SHARE of
+    the entries and fill ROWS_HEAVY_MIN_CHUNKS heavy chunks per resident group, else ROWS_CHUNK."""
     from spla.backends import gpu
     monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
     monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", min_chunks)
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     total = sum(lengths)
     long_entries = sum(n for n in lengths if n > long_len)
-    heavy = total > 0 and long_entries >= share * total and long_entries >= min_chunks * groups * gpu.ROWS_HEAVY_CHUNK
-    assert gpu.rows_chunk(colptr, long_len, groups) == (gpu.ROWS_HEAVY_CHUNK if heavy else gpu.ROWS_CHUNK)
+    heavy = long_entries >= share * total and long_entries >= min_chunks * groups * gpu.ROWS_HEAVY_CHUNK
+    want = None if long_entries == 0 else gpu.ROWS_HEAVY_CHUNK if heavy else gpu.ROWS_CHUNK
+    assert gpu.rows_chunk(colptr, long_len, groups) == want
 
 
 def test_bad_chunk_and_order_switches_are_refused(monkeypatch):

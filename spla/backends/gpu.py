@@ -115,8 +115,13 @@ TILE_FUSED_MAX_CHUNKS = 1.0
 
 #: veCSC with k > 1 reads the rows of u in 16-byte pieces (spla_vecsc_rows) when k * itemsize is a
 #: multiple of 16 and u and y are 16-byte aligned; False keeps one scalar load per component
-#: (spla_vecsc_block; benchmarks).  Columns longer than ROWS_LONG entries are cut into chunks of
-#: ROWS_CHUNK, ADDed straight into y (only where that gives the output semantics).
+#: (spla_vecsc_block; benchmarks).  Where a column has more than ROWS_LONG entries (and the output
+#: semantics allow ADDs into y), every column is cut into work items of at most ROWS_CHUNK entries
+#: instead, walked longest first by spla_vecsc_rows_items (:func:`rows_items`; items of one column ADD
+#: into y).  Against the row kernel plus a second launch for the long columns' chunks, k = 32 float32,
+#: H100, device time: kron20 0.599 -> 0.557 ms, kron21 1.256 -> 1.186, myc16 0.411 -> 0.402, myc17
+#: 1.208 -> 1.191, BA n=2M 0.786 -> 0.760, ba1M_m4 0.370 -> 0.344, myc12 0.0295 -> 0.0209; kron18 0.1394
+#: -> 0.1405.
 VECSC_ROWS = True
 ROWS_LONG = 128
 ROWS_CHUNK = 64
@@ -141,14 +146,6 @@ ROWS_HEAVY_MIN_CHUNKS = 2.0
 #: 0.543 -> 0.605.
 ROWS_ORDER = "auto"
 ROWS_ORDER_MIN_CV = 1.5
-#: Where the long columns are split (above), the row kernel and its long-column chunks run as one launch
-#: over length-sorted work items instead (spla_vecsc_rows_items, :func:`rows_items`: every column cut
-#: into items of at most the chunk length, longest first, dealt in rounds from an atomic counter);
-#: False keeps the two launches (benchmarks).  k = 32 float32, H100, device time, two launches -> items:
-#: kron20 0.599 -> 0.557 ms, kron21 1.256 -> 1.186, myc16 0.411 -> 0.402, myc17 1.208 -> 1.191, BA n=2M
-#: 0.786 -> 0.760, ba1M_m4 0.370 -> 0.344, myc12 0.0295 -> 0.0209 ms; kron18 0.1394 -> 0.1405; ws2M and
-#: grid2000 have no long column.
-ROWS_ITEMS = True
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -267,8 +264,7 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
     ``{"scCSC", "scCSC_tiles", "scCSC_tiles_listed", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows",
-    "veCSC_rows_ordered", "veCSC_rows_long_chunks", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish",
-    "scCOOC", "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
+    "veCSC_rows_ordered", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC", "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
     t = C_TYPES[np.dtype(dtype)]
@@ -284,7 +280,6 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "listed_chunks": f"spla_listed_chunks{args}",
         "veCSC_rows": f"spla_vecsc_rows<{a}, {m}, {t}, {i}, {p}, false>",
         "veCSC_rows_ordered": f"spla_vecsc_rows<{a}, {m}, {t}, {i}, {p}, true>",
-        "veCSC_rows_long_chunks": f"spla_vecsc_rows_long_chunks{args}",
         "veCSC_rows_items": f"spla_vecsc_rows_items{args}",
         "veCSC_long_chunks": f"spla_vecsc_long_chunks{args}",
         "veCSC_long_finish": f"spla_vecsc_long_finish<{a}, {t}, {i}>",
@@ -427,16 +422,19 @@ def rows_order(xp, colptr, min_cv):
 
 
 def rows_chunk(colptr, long_len, groups):
-    """Chunk length of spla_vecsc_rows' long-column split (an int; one host sync).
+    """Item length of a k-block row-piece product (spla_vecsc_rows_items), or None when no column has
+    more than ``long_len`` entries (spla_vecsc_rows walks whole columns then).  One host sync.
 
     colptr (ncols+1,) int32/int64, NumPy or CuPy: a CSC column pointer; long_len, groups: ints.
-    With L = the entries of the columns longer than ``long_len`` and nnz = all entries: ROWS_HEAVY_CHUNK
-    when nnz > 0, L >= ROWS_HEAVY_SHARE * nnz and L >= ROWS_HEAVY_MIN_CHUNKS * groups * ROWS_HEAVY_CHUNK
-    (enough chunks for ``groups`` resident groups of lanes), else ROWS_CHUNK."""
+    With L = the entries of the columns longer than ``long_len`` (L > 0) and nnz = all entries:
+    ROWS_HEAVY_CHUNK when L >= ROWS_HEAVY_SHARE * nnz and L >= ROWS_HEAVY_MIN_CHUNKS * groups *
+    ROWS_HEAVY_CHUNK (enough chunks for ``groups`` resident groups of lanes), else ROWS_CHUNK."""
     lens = (colptr[1:] - colptr[:-1]).astype(np.int64)
     nnz = int(lens.sum())
     long_entries = int(lens[lens > long_len].sum())
-    heavy = (nnz > 0 and long_entries >= ROWS_HEAVY_SHARE * nnz
+    if long_entries == 0:
+        return None
+    heavy = (long_entries >= ROWS_HEAVY_SHARE * nnz
              and long_entries >= ROWS_HEAVY_MIN_CHUNKS * groups * ROWS_HEAVY_CHUNK)
     return int(ROWS_HEAVY_CHUNK if heavy else ROWS_CHUNK)
 
@@ -478,7 +476,8 @@ def _rows_items(cp, A, colptr, chunk):
 
 
 def _rows_chunk(A, colptr, group, device_id):
-    """:func:`rows_chunk` of A at ROWS_LONG for groups of ``group`` lanes (cached in ``A._cache``)."""
+    """:func:`rows_chunk` of A at ROWS_LONG for groups of ``group`` lanes (cached in ``A._cache``): the
+    item length, or None when no column is long."""
     groups = _resident_blocks(device_id) * BLOCK // group
     key = ("rows_chunk", ROWS_LONG, ROWS_CHUNK, ROWS_HEAVY_CHUNK, ROWS_HEAVY_SHARE, ROWS_HEAVY_MIN_CHUNKS, groups,
            device_id)
@@ -930,11 +929,11 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                    flags, vec4)
         elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
             group = _rows_group(k, dtype)
-            split = chunk = None
-            if adds and _supports_cached("scCOOC", sr, dtype)[0]:
-                chunk = _rows_chunk(A, colptr, group, device_id)
-                split = _vecsc_long(cp, A, colptr, 32, ROWS_LONG, chunk)
-            if split is not None and ROWS_ITEMS:
+            # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic
+            # on T and output semantics that ADDs into y give
+            chunk = (_rows_chunk(A, colptr, group, device_id)
+                     if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
+            if chunk is not None:
                 items = _rows_items(cp, A, colptr, chunk)
                 if becomes:
                     y[items["multi_cols"]] = sr.add.identity(dtype)  # their items ADD into it
@@ -949,21 +948,11 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             else:
                 grid = _grid(ncols * group)
                 order = _rows_order(cp, A, colptr)
-                variant = (" (rows" + (", longest first" if order is not None else "")
-                           + (f", long columns in chunks of {chunk}" if split is not None else "") + ")")
+                variant = " (rows, longest first)" if order is not None else " (rows)"
                 # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
                 funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
                     (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
-                                        i64(k), i32(group), acc, i32(flags),
-                                        i64(split["long_len"] if split is not None else 0),
-                                        i32(1 if split is not None and becomes else 0),
-                                        np.uint64(0) if order is None else order))
-                if split is not None:
-                    nchunks = split["nchunks"]
-                    # Y<mask>[long columns] += chunk partials (atomic ADD)
-                    funcs["veCSC_rows_long_chunks"]((_grid(nchunks * group),), (BLOCK,), (
-                        split["chunk_col"], split["chunk_begin"], split["chunk_end"], split["long_cols"], rowidx,
-                        vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(nchunks), i64(k), i32(group)))
+                                        i64(k), i32(group), acc, i32(flags), np.uint64(0) if order is None else order))
         elif kernel == "veCSC":
             grid = _grid(ncols * group)
             funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),

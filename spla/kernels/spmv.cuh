@@ -932,11 +932,8 @@ __global__ void spla_listed_chunks(const long long* __restrict__ item_col, const
 //   scCSC.  Grid-stride over columns by group: group q owns column q, or with ORDERED column order[q]
 //   (order (ncols,) I, a permutation: the columns by length, descending, so that a warp's columns are
 //   about equally long and no lane waits for a longer neighbour; its own instantiation, because the
-//   extra index costs the other one registers).
-//   long_len > 0: a column with more than long_len entries is not walked here (spla_vecsc_rows_long_chunks
-//   ADDs it straight into y; the backend only splits when that gives the output semantics,
-//   _adds_into_y); with long_init != 0 the group first stores the identity into every component of
-//   y[j, :] (y then becomes the result).  long_len <= 0: no column is skipped.
+//   extra index costs the other one registers).  Where the backend cuts long columns into chunks,
+//   spla_vecsc_rows_items runs instead.
 // ================================================================================================
 template <class T>
 union spla_piece {
@@ -1021,7 +1018,7 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
                                 const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                                 const bool* __restrict__ mask, long long mask_js, long long mask_cs,
                                 int mask_mode, long long ncols, long long k, int L, int accum, int flags,
-                                long long long_len, int long_init, const I* __restrict__ order)
+                                const I* __restrict__ order)
 {
     const T ident = Add::template identity<T>();
     const long long V = (long long)(16 / sizeof(T));
@@ -1044,10 +1041,6 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
                     start = spla_ld(colptr + j);
                     end = spla_ld(colptr + j + 1);
                 }
-                if (long_len > 0 && end - start > long_len) {  // left to spla_vecsc_rows_long_chunks
-                    if (long_init) y4[j * P + pc] = none.raw;
-                    continue;
-                }
                 t = spla_piece_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u4, P, pc, start, end, ident);
             }
             spla_piece_store<T>(y4, j * P + pc, comp, t, ident, accum, flags);
@@ -1055,45 +1048,10 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
     }
 }
 
-// spla_vecsc_rows_long_chunks: the long columns of spla_vecsc_rows, cut by vecsc_long_split (chunks of
-// at most CHUNK consecutive entries [chunk_begin[q], chunk_end[q]) of column long_cols[chunk_col[q]]).
-// A group of L lanes per chunk (grid-stride by group id): lane g reduces its pieces over the chunk's
-// entries as spla_vecsc_rows does, then ADDs each computed component that is not the identity
-// straight into y[j, c] with ADD's atomic (the main kernel stored the identity first when y becomes
-// the result; otherwise accum is ADD and y keeps its value where not computed).
-//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; y (ncols, k) T.
-template <class Add, class Mul, class T, class I, bool PATTERN>
-__global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_rows_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
-                                            const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
-                                            const I* __restrict__ rowidx, const T* __restrict__ vals,
-                                            const T* __restrict__ u, T* __restrict__ y,
-                                            const bool* __restrict__ mask, long long mask_js, long long mask_cs,
-                                            int mask_mode, long long nchunks, long long k, int L)
-{
-    const T ident = Add::template identity<T>();
-    const int V = (int)(16 / sizeof(T));
-    const long long P = k / V;
-    const long long glane = (long long)(threadIdx.x & (unsigned int)(L - 1));
-    const long long groups = ((long long)gridDim.x * blockDim.x) / L;
-    const uint4* __restrict__ u4 = reinterpret_cast<const uint4*>(u);
-    for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / L; q < nchunks; q += groups) {
-        const long long j = (long long)spla_ld(long_cols + spla_ld(chunk_col + q));
-        const long long begin = (long long)spla_ld(chunk_begin + q), end = (long long)spla_ld(chunk_end + q);
-        for (long long pc = glane; pc < P; pc += L) {
-            const unsigned int comp = spla_piece_computed<T>(mask, mask_mode, mask_js, mask_cs, j, pc);
-            if (comp == 0) continue;
-            const spla_piece<T> t = spla_piece_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u4, P, pc, begin, end,
-                                                                               ident);
-            for (int v = 0; v < V; ++v)
-                if (((comp >> v) & 1u) && t.v[v] != ident) spla_atomic_update<Add, T>(y + j * k + pc * V + v, t.v[v]);
-        }
-    }
-}
-
 // ================================================================================================
-// veCSC, block of k vectors in 16-byte row pieces over length-sorted work items ("rows, items"): one
-// launch instead of spla_vecsc_rows plus spla_vecsc_rows_long_chunks, wherever the backend splits the
-// long columns (ROWS_ITEMS).  Every column is
+// veCSC, block of k vectors in 16-byte row pieces over length-sorted work items ("rows, items"): what
+// runs instead of spla_vecsc_rows where the backend cuts long columns into chunks (a column of more
+// than ROWS_LONG entries, and the output semantics allow ADDs into y: _adds_into_y).  Every column is
 // cut into items of at most CHUNK consecutive entries [item_begin[q], item_end[q]) (an empty column
 // is one empty item), sorted longest first, so that the groups of a round reduce about equally long
 // items and the short tails come last.
