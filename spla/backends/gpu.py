@@ -952,7 +952,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
                 funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
                     (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
-                                        i64(k), i32(group), acc, i32(flags), np.uint64(0) if order is None else order))
+                                        i64(k), i32(group), acc, i32(flags), i64(0), i32(0),
+                                        np.uint64(0) if order is None else order))
         elif kernel == "veCSC":
             grid = _grid(ncols * group)
             funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
