@@ -442,6 +442,13 @@ for _n, _kk in ((1000, 10), (100_000, 10), (2_000_000, 10)):
     _add(f"ws{_nm}", (lambda n=_n, k=_kk: watts_strogatz(n, k, 0.1, seed=1)),
          {"gen": "watts_strogatz", "n": _n, "k": _kk, "p": 0.1, "seed": 1},
          quick=_n <= 100_000, label=f"Watts-Strogatz n={_n:,} k={_kk} p=0.1", approx_arcs=_n * _kk)
+# ws2M's arc count at higher mean degrees: ws500k_k40 is spmv's calibration graph of long columns
+# without hubs; both are tools/probe_roofline.py's view of how the product targets' bounds move
+# with the degree.
+for _n, _kk, _nm in ((1_000_000, 20, "ws1M_k20"), (500_000, 40, "ws500k_k40")):
+    _add(_nm, (lambda n=_n, k=_kk: watts_strogatz(n, k, 0.1, seed=1)),
+         {"gen": "watts_strogatz", "n": _n, "k": _kk, "p": 0.1, "seed": 1},
+         quick=False, label=f"Watts-Strogatz n={_n:,} k={_kk} p=0.1", approx_arcs=_n * _kk)
 for _n in (1000, 10_000, 20_000, 100_000, 1_000_000, 2_000_000):
     for _m in (1, 2, 3, 4):
         _nm = {1000: "1k", 10_000: "10k", 20_000: "20k", 100_000: "100k",

@@ -410,13 +410,6 @@ def test_vecsc_vec4_unaligned_rowidx(monkeypatch, vec4, shift):
         monkeypatch.setattr(gpu, "VECSC_GROUP", None)
 
 
-def test_group_size_choice():
-    A = CSC((10, 4), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0, 0, 0, 1, 1, 1, 2, 2, 3, 3])
-    assert gpu.vecsc_group_size(A) == 4  # mean 2.5 -> 4 lanes
-    assert gpu.vecsc_group_size(CSC((3, 3), [], [])) == 2
-    assert gpu.vecsc_group_size(A, k=3) == 4 and gpu.vecsc_group_size(A, k=100) == 32
-
-
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_grid_stride_loops(monkeypatch, kernel):
     """Tiny grids: every kernel must cover all columns / entries by looping."""
@@ -627,7 +620,7 @@ def test_push_sparse_inputs_and_long_rows(monkeypatch, worklist):
     rows = np.concatenate([rng.integers(0, m, nnz), np.full(n, 17), np.full(n, m - 1)])  # two long rows
     cols = np.concatenate([rng.integers(0, n, nnz), np.arange(n), np.arange(n)])
     A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
-    split = gpu._vecsc_long(cp, A.T, A.T.colptr, gpu.vecsc_group_size(A.T), gpu.PUSH_LONG, gpu.PUSH_CHUNK)
+    split = gpu._vecsc_long(cp, A.T, A.T.colptr, gpu.push_group_size(A.T), gpu.PUSH_LONG, gpu.PUSH_CHUNK)
     assert split["nlong"] == 2 and split["nchunks"] == 2 * -(-n // 97)
     for name, dtype, other in (("plus_times", np.float64, "max"), ("min_plus", np.int32, "plus"),
                                ("lor_land", np.bool_, "second")):

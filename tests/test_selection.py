@@ -1,10 +1,14 @@
 """Kernel selection: the scale-free metric against a brute-force sum, and choose_kernel's answers."""
 
+import math
+import types
+
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spla
 from spla import semirings as sr
@@ -191,3 +195,54 @@ def test_choose_kernel_direction_rejects_bad_counts(bad):
     A = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
     with pytest.raises(ValueError, match=r"choose_kernel: (push|pull)_arcs must be a number of arcs >= 0"):
         spla.choose_kernel(A, push_arcs=bad[0], pull_arcs=bad[1])
+
+
+def _shape_only(ncols, nnz):
+    """What the group-size rules read of a matrix: its shape and stored entries."""
+    return types.SimpleNamespace(shape=(max(ncols, 1), ncols), nnz=nnz)
+
+
+def test_vecsc_group_size_known_values():
+    """veCSC's lanes per column for one vector, at the shapes of the H100 measurements that set the rule
+    (docs/kernels.md): about VECSC_LANE_ENTRIES entries per lane, more lanes where the columns are few."""
+    from spla.backends import gpu
+
+    assert (gpu.VECSC_LANE_ENTRIES, gpu.VECSC_FILL_THREADS) == (32, 1 << 18)
+    for ncols, nnz, want in ((2_000_000, 20_000_000, 2),  # Watts-Strogatz, mean 10
+                             (500_000, 20_000_000, 2),  # mean 40: 2 lanes, where a full warp ran 4.2x slower
+                             (250_000, 20_000_000, 2),  # mean 80 -> 2.5 entries per 32 -> 2
+                             (125_000, 20_000_000, 4),  # mean 160 -> 5 -> 4
+                             (62_500, 20_000_000, 8),  # mean 320 -> 10 -> 8
+                             (98_303, 100_245_742, 32),  # myc17, mean 1020 -> 31.9 -> 32
+                             (49_151, 33_382_480, 16),  # myc16, mean 679 -> 21.2 -> 16
+                             (24_575, 11_111_110, 16),  # myc15, mean 452 -> 14.1 -> 16
+                             (12_287, 3_695_512, 32),  # myc14: 8 by the mean, doubled to fill the device
+                             (22_470, 341_825, 16),  # musae-facebook: 2 by the mean, doubled to 16
+                             (4, 10, 32), (3, 0, 32), (0, 0, 32)):
+        assert gpu.vecsc_group_size(_shape_only(ncols, nnz)) == want, (ncols, nnz)
+    A = _shape_only(4, 10)
+    assert gpu.vecsc_group_size(A, k=3) == 4 and gpu.vecsc_group_size(A, k=100) == 32
+    # push keeps its rule: the smallest power of two >= the mean, in [2, 32]
+    assert gpu.push_group_size(A) == 4 and gpu.push_group_size(_shape_only(3, 0)) == 2
+    assert gpu.push_group_size(_shape_only(500_000, 20_000_000)) == 32
+
+
+@given(st.integers(0, 3_000_000), st.floats(0, 5000))
+@settings(max_examples=300, deadline=None)
+def test_vecsc_group_size_rule(ncols, mean):
+    """The rule as stated: a power of two in [2, 32]; below 32 the columns fill VECSC_FILL_THREADS
+    lanes; it is the mean's choice (nearest power of two to mean / VECSC_LANE_ENTRIES, clamped)
+    unless that left the device short of lanes, in which case half of it would still."""
+    from spla.backends import gpu
+
+    nnz = int(round(ncols * mean))
+    g = gpu.vecsc_group_size(_shape_only(ncols, nnz))
+    assert g in (2, 4, 8, 16, 32)
+    assert g == 32 or ncols * g >= gpu.VECSC_FILL_THREADS
+    real_mean = nnz / ncols if ncols else 0.0
+    by_mean = 2
+    if real_mean > 0:
+        by_mean = min(32, max(2, 2 ** round(math.log2(real_mean / gpu.VECSC_LANE_ENTRIES))))
+    assert g >= by_mean
+    if g > by_mean:
+        assert ncols * (g // 2) < gpu.VECSC_FILL_THREADS

@@ -9,8 +9,8 @@ compiled binaries in its on-disk kernel cache).  See ``docs/kernels.md`` for the
 mappings and the bytes moved per arc.
 
 Everything up to the kernel launch is plain Python/NumPy, so :func:`supports`,
-:func:`name_expressions` and :func:`vecsc_group_size` work without CuPy (the selection
-logic and ``tests/test_kernels_compile.py`` use them on machines with no GPU).
+:func:`name_expressions`, :func:`vecsc_group_size` and :func:`push_group_size` work without
+CuPy (the selection logic and ``tests/test_kernels_compile.py`` use them on machines with no GPU).
 
 Entry points (called by ``spla.ops`` / ``spla.bits`` after validation):
     vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False)
@@ -46,6 +46,14 @@ MAX_BLOCKS = 1 << 20  # grid cap; the kernels loop grid-stride beyond it
 #: Override of the veCSC group size (lanes per column) for k == 1, e.g. for benchmarks;
 #: None lets :func:`vecsc_group_size` choose from the mean column length.
 VECSC_GROUP = None
+
+#: veCSC's group size for one vector (:func:`vecsc_group_size`): about VECSC_LANE_ENTRIES entries of a
+#: typical column per lane, and groups doubled while the columns would occupy fewer than
+#: VECSC_FILL_THREADS lanes (about the resident threads of an H100 or H200: 132 SMs x 2048).
+#: Measured on an H100 (docs/kernels.md, tools/probe_degree.py): at mean column length 40 a full
+#: warp per column (the previous rule, the next power of two >= the mean) ran 4.2x slower than 2 lanes.
+VECSC_LANE_ENTRIES = 32
+VECSC_FILL_THREADS = 1 << 18
 
 #: veCSC long-column split (k == 1): a column with more than LONG * G / 32 entries (G: the lanes
 #: per column) is not walked by one group but cut into chunks of CHUNK entries, one warp per chunk,
@@ -325,9 +333,11 @@ def all_name_expressions(registered_only=True):
 def vecsc_group_size(A, k=1):
     """Lanes per column of veCSC: a power of two in {2, 4, 8, 16, 32}.
 
-    k == 1: the smallest power of two >= the mean column length (nnz / ncols), so that one
-    pass of the group covers a typical column (VECSC_GROUP overrides).  k > 1: lanes span
-    the k components, G = min(32, next power of two >= k).
+    k == 1: the power of two nearest (in log scale) to the mean column length / VECSC_LANE_ENTRIES,
+    clamped to [2, 32], so that each lane walks about that many entries of a typical column; then
+    doubled while the columns would occupy fewer than VECSC_FILL_THREADS lanes (a graph of few
+    columns spreads each over more lanes instead of leaving the device idle).  VECSC_GROUP
+    overrides.  k > 1: lanes span the k components, G = min(32, next power of two >= k).
     """
     if k > 1:
         return int(min(32, max(2, 1 << (int(k) - 1).bit_length())))
@@ -336,8 +346,24 @@ def vecsc_group_size(A, k=1):
         if g not in (2, 4, 8, 16, 32):
             raise ValueError(f"spla.backends.gpu.VECSC_GROUP must be 2, 4, 8, 16 or 32, got {VECSC_GROUP!r}")
         return g
-    ncols = A.shape[1]
+    ncols = int(A.shape[1])
     mean = A.nnz / ncols if ncols else 0.0
+    g = 2
+    if mean > 0:
+        g = int(min(32, max(2, 2 ** round(math.log2(mean / VECSC_LANE_ENTRIES)))))
+    while g < 32 and ncols * g < VECSC_FILL_THREADS:
+        g *= 2
+    return g
+
+
+def push_group_size(R):
+    """Lanes per input of push (k == 1): the smallest power of two >= R's mean column length (the
+    out-arcs per input), clamped to [2, 32] (VECSC_GROUP overrides, as for veCSC).  veCSC's rule
+    (:func:`vecsc_group_size`) was re-measured for pulls only; push keeps the rule it was tuned with."""
+    if VECSC_GROUP is not None:
+        return vecsc_group_size(R)
+    ncols = R.shape[1]
+    mean = R.nnz / ncols if ncols else 0.0
     need = max(1, math.ceil(mean))
     return int(min(32, max(2, 1 << (need - 1).bit_length())))
 
@@ -972,7 +998,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             R = A.T
             nin = int(R.shape[1])
             t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
-            group = vecsc_group_size(R, k)
+            group = push_group_size(R) if k == 1 else vecsc_group_size(R, k)
             grid = _grid(nin * group)
             split = _vecsc_long(cp, R, R.colptr, group, PUSH_LONG, PUSH_CHUNK) if k == 1 else None
             listed = k == 1 and _use_worklist(nin * group, device_id)

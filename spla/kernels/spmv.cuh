@@ -500,11 +500,11 @@ __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ r
 
 // ================================================================================================
 // veCSC -- CSC vector, one vector (k == 1).  A group of G lanes (G in {2,4,8,16,32}, a power of two
-// dividing 32, chosen by the backend from the mean column length) per column j: lane g of the group
-// reads entries p = colptr[j] + g, + G, ... (coalesced over the group), keeps a partial ADD, and the
-// group reduces with an xor butterfly of __shfl_xor_sync whose member mask names exactly the G lanes
-// of the group (groups of one warp may be in different iterations; no implicit warp synchrony is
-// assumed).  Lane 0 of the group owns y[j].
+// dividing 32, chosen by the backend's vecsc_group_size from the mean column length and the number of
+// columns) per column j: lane g of the group reads entries p = colptr[j] + g, + G, ... (coalesced over
+// the group), keeps a partial ADD, and the group reduces with an xor butterfly of __shfl_xor_sync
+// whose member mask names exactly the G lanes of the group (groups of one warp may be in different
+// iterations; no implicit warp synchrony is assumed).  Lane 0 of the group owns y[j].
 //   G lanes per column; blockDim.x a multiple of 32; grid-stride loop over columns (group-uniform, so
 //   every lane of a group executes the same shuffles).  A masked-out column costs one mask byte.
 //   vec4 != 0: 32-bit rowidx is read with 16-byte loads (spla_group_reduce).
