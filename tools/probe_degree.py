@@ -52,10 +52,10 @@ def main():
             src, dst, n, directed = graphs.watts_strogatz(int(args.arcs) // d, d, p, seed=1)
         A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
         del src, dst
-        d = A.nnz / max(1, A.shape[1])
+        mean = A.nnz / max(1, A.shape[1])  # the mean column length
         t0 = time.perf_counter()
         scf = spla.scale_free_metric(A)
-        pick, why = spla.choose_kernel(A)
+        pick = spla.choose_kernel(A)[0]
         print(f"# {name}: n={n} arcs={A.nnz} scf={scf:.4g} choose_kernel={pick} "
               f"({time.perf_counter() - t0:.2f} s)", flush=True)
         rng = np.random.default_rng(0)
@@ -74,7 +74,7 @@ def main():
                 y.fill(7)
                 ms, _ = device_ms(step, f"{name} {label}")
                 ok = close(y, ref if m is None else ref_m)
-            rec(name, label, ms, ok, d=d, p=p, n=n, arcs=int(A.nnz), scf=scf, pick=pick)
+            rec(name, label, ms, ok, mean=round(mean, 2), p=p, n=n, arcs=int(A.nnz), scf=scf, pick=pick)
 
         for kernel in ("scCSC", "scCOOC", "auto"):
             k1(kernel, kernel)
