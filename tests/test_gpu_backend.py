@@ -305,6 +305,22 @@ def test_vecsc_group_sizes(monkeypatch, group, name, dtype):
     assert gpu.vecsc_group_size(A) == group
 
 
+@pytest.mark.parametrize("ncols,mean", [(65_536, 6), (1000, 40), (100_000, 40)])
+def test_vecsc_group_fills_this_device(caplog, ncols, mean):
+    """veCSC's group for one vector is chosen for the device it runs on: the columns fill the threads
+    it holds at once (SMs x threads per SM), not a fixed count.  65,536 columns of 6 entries sit at
+    2^18 lanes with 4 lanes each, so the device's count decides between 4 and 8 lanes.  The result is
+    checked against the reference."""
+    rng = np.random.default_rng(ncols + mean)
+    cols = np.repeat(np.arange(ncols), mean)
+    A = CSC((2 * ncols, ncols), rng.integers(0, 2 * ncols, cols.size), cols, None)
+    want = gpu.vecsc_group_size(A, 1, gpu._resident_blocks(0) * gpu.BLOCK)
+    with caplog.at_level(logging.DEBUG, logger="spla"):
+        run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("none", False, None, False, False), rng)
+    lines = [r.getMessage() for r in caplog.records if "kernel=veCSC" in r.getMessage()]
+    assert lines and f" group={want} " in lines[-1], caplog.text
+
+
 LONG_CASES = CASES + [("max_times", np.int64), ("plus_pair", np.uint32)]
 
 

@@ -222,27 +222,34 @@ def test_vecsc_group_size_known_values():
         assert gpu.vecsc_group_size(_shape_only(ncols, nnz)) == want, (ncols, nnz)
     A = _shape_only(4, 10)
     assert gpu.vecsc_group_size(A, k=3) == 4 and gpu.vecsc_group_size(A, k=100) == 32
+    # the device's resident threads, where the backend names them: 1,000 columns of 40 entries fill
+    # 4,000 threads with 4 lanes, and 2^18 only with 32
+    assert gpu.vecsc_group_size(_shape_only(1000, 40_000)) == 32
+    assert gpu.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=4000) == 4
+    assert gpu.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=1) == 2
     # push keeps its rule: the smallest power of two >= the mean, in [2, 32]
     assert gpu.push_group_size(A) == 4 and gpu.push_group_size(_shape_only(3, 0)) == 2
     assert gpu.push_group_size(_shape_only(500_000, 20_000_000)) == 32
 
 
-@given(st.integers(0, 3_000_000), st.floats(0, 5000))
+@given(st.integers(0, 3_000_000), st.floats(0, 5000), st.sampled_from([None, 1, 65_536, 221_184, 270_336]))
 @settings(max_examples=300, deadline=None)
-def test_vecsc_group_size_rule(ncols, mean):
-    """The rule as stated: a power of two in [2, 32]; below 32 the columns fill VECSC_FILL_THREADS
-    lanes; it is the mean's choice (nearest power of two to mean / VECSC_LANE_ENTRIES, clamped)
-    unless that left the device short of lanes, in which case half of it would still."""
+def test_vecsc_group_size_rule(ncols, mean, fill_threads):
+    """The rule as stated: a power of two in [2, 32]; below 32 the columns fill ``fill_threads`` lanes
+    (VECSC_FILL_THREADS when None); it is the mean's choice (nearest power of two to
+    mean / VECSC_LANE_ENTRIES, clamped) unless that left the device short of lanes, in which case
+    half of it would still."""
     from spla.backends import gpu
 
+    fill = gpu.VECSC_FILL_THREADS if fill_threads is None else fill_threads
     nnz = int(round(ncols * mean))
-    g = gpu.vecsc_group_size(_shape_only(ncols, nnz))
+    g = gpu.vecsc_group_size(_shape_only(ncols, nnz), fill_threads=fill_threads)
     assert g in (2, 4, 8, 16, 32)
-    assert g == 32 or ncols * g >= gpu.VECSC_FILL_THREADS
+    assert g == 32 or ncols * g >= fill
     real_mean = nnz / ncols if ncols else 0.0
     by_mean = 2
     if real_mean > 0:
         by_mean = min(32, max(2, 2 ** round(math.log2(real_mean / gpu.VECSC_LANE_ENTRIES))))
     assert g >= by_mean
     if g > by_mean:
-        assert ncols * (g // 2) < gpu.VECSC_FILL_THREADS
+        assert ncols * (g // 2) < fill

@@ -48,8 +48,9 @@ MAX_BLOCKS = 1 << 20  # grid cap; the kernels loop grid-stride beyond it
 VECSC_GROUP = None
 
 #: veCSC's group size for one vector (:func:`vecsc_group_size`): about VECSC_LANE_ENTRIES entries of a
-#: typical column per lane, and groups doubled while the columns would occupy fewer than
-#: VECSC_FILL_THREADS lanes (about the resident threads of an H100 or H200: 132 SMs x 2048).
+#: typical column per lane, and groups doubled while the columns would occupy fewer lanes than the
+#: device holds at once (the backend passes its device's SMs x threads per SM; VECSC_FILL_THREADS,
+#: about an H100's or H200's 132 x 2048, where no device is named).
 #: Measured on an H100 (docs/kernels.md, tools/probe_degree.py): at mean column length 40 a full
 #: warp per column (the previous rule, the next power of two >= the mean) ran 4.2x slower than 2 lanes.
 VECSC_LANE_ENTRIES = 32
@@ -272,7 +273,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
 
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
     ``{"scCSC", "scCSC_tiles", "scCSC_tiles_listed", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows",
-    "veCSC_rows_ordered", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC", "push", "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
+    "veCSC_rows_ordered", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC", "push",
+    "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
     t = C_TYPES[np.dtype(dtype)]
@@ -330,14 +332,15 @@ def all_name_expressions(registered_only=True):
     return sorted(names)
 
 
-def vecsc_group_size(A, k=1):
+def vecsc_group_size(A, k=1, fill_threads=None):
     """Lanes per column of veCSC: a power of two in {2, 4, 8, 16, 32}.
 
     k == 1: the power of two nearest (in log scale) to the mean column length / VECSC_LANE_ENTRIES,
     clamped to [2, 32], so that each lane walks about that many entries of a typical column; then
-    doubled while the columns would occupy fewer than VECSC_FILL_THREADS lanes (a graph of few
-    columns spreads each over more lanes instead of leaving the device idle).  VECSC_GROUP
-    overrides.  k > 1: lanes span the k components, G = min(32, next power of two >= k).
+    doubled while ncols * G < ``fill_threads`` (the threads the device holds at once; None:
+    VECSC_FILL_THREADS), so that a graph of few columns spreads each over more lanes instead of
+    leaving the device idle.  VECSC_GROUP overrides.  k > 1: lanes span the k components,
+    G = min(32, next power of two >= k).
     """
     if k > 1:
         return int(min(32, max(2, 1 << (int(k) - 1).bit_length())))
@@ -351,7 +354,8 @@ def vecsc_group_size(A, k=1):
     g = 2
     if mean > 0:
         g = int(min(32, max(2, 2 ** round(math.log2(mean / VECSC_LANE_ENTRIES)))))
-    while g < 32 and ncols * g < VECSC_FILL_THREADS:
+    fill = VECSC_FILL_THREADS if fill_threads is None else int(fill_threads)
+    while g < 32 and ncols * g < fill:
         g *= 2
     return g
 
@@ -870,7 +874,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         funcs = _spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id)
         i64, i32 = np.int64, np.int32
         acc = i32(ACCUM_CODES[accum])
-        group = vecsc_group_size(A, k) if kernel == "veCSC" else 1
+        group = vecsc_group_size(A, k, _resident_blocks(device_id) * BLOCK) if kernel == "veCSC" else 1
         variant, threads_per_block = "", BLOCK  # the kernel's mode and block, for the DEBUG line
         tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
         listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
