@@ -126,6 +126,7 @@ class Bench:
         else:
             self.gpu = False
         self.device = "gpu" if self.gpu else "cpu"
+        self.selected: set[str] = set()  # graphs whose kernel choice this run has recorded
         self.t0 = time.perf_counter()
         budget = opts.budget_s if opts.budget_s is not None else DEFAULT_BUDGET_S[opts.mode]
         self.deadline = self.t0 + budget
@@ -330,9 +331,13 @@ class Bench:
 
     def selection(self, name: str, A) -> dict:
         """``spla.scale_free_metric(A)`` and ``spla.choose_kernel(A)`` (k=1 and k=32),
-        stored once under ``graphs[name]``; errors are stored, not raised."""
+        stored under ``graphs[name]`` once per run (a later run of the day may run a changed rule);
+        errors are stored, not raised."""
         gi = self.data["graphs"].setdefault(name, {})
-        if "scale_free_metric" not in gi and "selection_error" not in gi:
+        if name not in self.selected:
+            self.selected.add(name)
+            for key in ("scale_free_metric", "choose_kernel", "choose_kernel_k32", "selection_error"):
+                gi.pop(key, None)
             try:
                 spla = self.spla()
                 gi["scale_free_metric"] = float(spla.scale_free_metric(A))

@@ -36,7 +36,14 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
   sparse mask: on Mycielski graphs the tiles won the benchmark's random 10% mask (myc16 0.019 vs
   veCSC 0.026 ms) but lost in single-source betweenness (myc15 0.196 -> 0.26 ms a source);
 * ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
-  ``veCSC``;
+  ``veCSC``, except for one vector on a small graph: fewer stored arcs than ``COOC_SMALL_WAVES``
+  waves of the device (SMs x threads per SM; 1.08M arcs on an H100) go to ``scCOOC``, a masked
+  product too.  Such a product is bound by latency, not bytes: scCOOC puts every arc in flight at
+  once with the shortest chain of loads (index, input, atomic), where a veCSC group waits on its
+  column's bounds, then its entries, then its shuffles (H100, device time, tools/probe_small.py:
+  musae-facebook 0.0053 vs 0.0094 ms unmasked, single-source betweenness 0.27 vs 0.33 ms a source;
+  ca-AstroPh 0.29 vs 0.34; about equal at 1M arcs; Watts-Strogatz of degree 40 at 2M arcs 0.30 vs
+  0.25 ms, at 4M 0.43 vs 0.26: veCSC's half the bytes per arc win once the arcs are many);
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
 
 A kernel that cannot run the semiring/dtype (``backend.supports``) is skipped.
@@ -68,6 +75,7 @@ from __future__ import annotations
 import numpy as np
 
 from .backends import for_device
+from .backends import gpu as _gpu
 
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
@@ -79,6 +87,9 @@ PUSH_COST = 2.0
 PUSH_FIXED_ARCS = 1.5e6
 #: a pull whose computed outputs hold at most this fraction of the arcs is given masked="sparse"
 SPARSE_PULL = 0.25
+#: one-vector products that the metric sends to veCSC go to scCOOC below this many waves of the device
+#: in stored arcs (see the module docstring; 0 turns the exception off)
+COOC_SMALL_WAVES = 4
 
 
 def scale_free_metric(A) -> float:
@@ -214,6 +225,10 @@ def _choose(A, k, semiring, dtype, sparse_mask=False):
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "
                f"{mean_len:.3g}: hub columns, a thread per entry avoids their tail")
+    elif scf >= VECTOR_SCF and int(k) == 1 and A.nnz < COOC_SMALL_WAVES * _gpu.resident_threads(A.device):
+        order = ("scCOOC", "veCSC", "scCSC")
+        why = (f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g} without hubs, but {A.nnz:,} arcs < "
+               f"{COOC_SMALL_WAVES:g} waves of the device: latency-bound, a thread per entry has the shortest chain")
     elif scf >= VECTOR_SCF:
         order = ("veCSC", "scCOOC", "scCSC")
         why = f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g} without hubs: long columns, a lane group per column"

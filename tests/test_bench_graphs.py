@@ -314,3 +314,22 @@ def test_plot_writes_between_markers(tmp_path):
     assert "old" not in text and "NVIDIA Test GPU" in text
     for kind in ("times", "kernels", "memory"):
         assert (docs / "img" / f"bench-{kind}-nvidia-test-gpu.png").stat().st_size > 1000
+
+
+@pytest.mark.skipif(not _spla_ready(), reason="spla engine not importable")
+def test_selection_recorded_once_per_run(tmp_path):
+    """A graph's kernel choice is recomputed by each run, not kept from an earlier run of the same day's
+    results file (the rule may have changed between the two), and computed once within a run."""
+    import networkx as nx
+
+    import spla
+    from benchmarks.core import Bench, Options
+
+    b = Bench(Options(mode="tiny", device="cpu", out=tmp_path, sections=["spmv"]))
+    b.data["graphs"]["g"] = {"n": 40, "scale_free_metric": -1.0, "choose_kernel": ["stale", "an earlier rule"]}
+    A = spla.Matrix.from_networkx(nx.complete_graph(40), device="cpu")
+    gi = b.selection("g", A)
+    assert gi["choose_kernel"] == list(spla.choose_kernel(A)) and gi["scale_free_metric"] == 39.0 ** 2
+    assert gi["choose_kernel_k32"] == list(spla.choose_kernel(A, k=32)) and gi["n"] == 40
+    gi["choose_kernel"] = ["kept", "within the run"]
+    assert b.selection("g", A)["choose_kernel"] == ["kept", "within the run"]

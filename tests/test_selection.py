@@ -130,9 +130,11 @@ def test_choose_kernel_reason_mentions_the_metric():
     assert "metric" in reason
 
 
-def test_choose_kernel_sparse_mask_hint():
+def test_choose_kernel_sparse_mask_hint(monkeypatch):
     """masked="sparse" sends one-vector products on hub graphs to scCSC (warp tiles, long columns
     split); blocks, graphs without hubs and masks of unknown density keep the usual choice."""
+    from spla import selection
+
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
     assert spla.choose_kernel(hub)[0] == "scCOOC"
     assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
@@ -142,6 +144,10 @@ def test_choose_kernel_sparse_mask_hint():
     grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
     assert spla.choose_kernel(grid, masked="sparse") == spla.choose_kernel(grid)
     dense = spla.Matrix.from_networkx(nx.complete_graph(40), device="cpu")
+    assert spla.choose_kernel(dense)[0] == "scCOOC"  # a small graph (test_choose_kernel_small_graphs)
+    assert spla.choose_kernel(dense, masked="sparse") == spla.choose_kernel(dense)
+    monkeypatch.setattr(selection, "COOC_SMALL_WAVES", 0)
+    dense = spla.Matrix.from_networkx(nx.complete_graph(40), device="cpu")  # choices are cached per matrix
     assert spla.choose_kernel(dense)[0] == "veCSC"
     assert spla.choose_kernel(dense, masked="sparse") == spla.choose_kernel(dense)
     with pytest.raises(ValueError, match="masked must be False, True or 'sparse', got 'dense'"):
@@ -188,6 +194,52 @@ def test_choose_kernel_direction(monkeypatch):
     grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
     assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
     assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=25)[0] == "push"
+
+
+def _complete(n, device):
+    """K_n as a matrix: n (n - 1) arcs, every column n - 1 long, scale-free metric (n - 1)^2."""
+    i, j = np.nonzero(~np.eye(n, dtype=bool))
+    return spla.Matrix.from_edges(i, j, n=n, directed=True, device=device)
+
+
+def test_choose_kernel_small_graphs():
+    """One vector on a graph without hubs whose metric picks veCSC: scCOOC below COOC_SMALL_WAVES waves
+    of the device in stored arcs (a CPU matrix counts VECSC_FILL_THREADS, 2^18: 1,048,576 arcs), veCSC
+    from there on; blocks, hub graphs and short-column graphs are unaffected."""
+    from spla import selection
+    from spla.backends import gpu
+
+    assert selection.COOC_SMALL_WAVES * gpu.resident_threads("cpu") == 1_048_576
+    below, at = _complete(1024, "cpu"), _complete(1025, "cpu")  # 1,047,552 and 1,049,600 arcs
+    name, reason = spla.choose_kernel(below)
+    assert name == "scCOOC" and "1,047,552 arcs < 4 waves" in reason and "metric" in reason
+    assert spla.choose_kernel(below, masked=True)[0] == spla.choose_kernel(below, masked="sparse")[0] == "scCOOC"
+    assert spla.choose_kernel(below, k=4)[0] == "veCSC" and spla.choose_kernel(below, k=32)[0] == "veCSC"
+    assert spla.choose_kernel(at)[0] == "veCSC" and spla.choose_kernel(at, masked=True)[0] == "veCSC"
+    assert spla.choose_kernel(below, semiring="min_plus", dtype=np.int32)[0] == "scCOOC"
+    for name in ("grid", "path"):
+        small = spla.Matrix.from_networkx(SHAPES[name](), device="cpu")
+        assert spla.choose_kernel(small)[0] == "scCSC"
+    assert spla.choose_kernel(spla.Matrix.from_networkx(SHAPES["star"](), device="cpu"), masked="sparse")[0] == "scCSC"
+
+
+@pytest.mark.gpu
+def test_choose_kernel_small_graphs_count_this_device():
+    """On a GPU the small-graph bound is COOC_SMALL_WAVES x that device's resident threads (SMs x
+    threads per SM): K_1030's 1,059,870 arcs are below it on an H100 or H200 (1,081,344) and above
+    the CPU's 2^18 count, so the same graph is chosen differently on the two."""
+    import cupy as cp
+
+    from spla import selection
+    from spla.backends import gpu
+
+    attrs = cp.cuda.Device(0).attributes
+    threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // gpu.BLOCK) * gpu.BLOCK
+    assert gpu.resident_threads("gpu:0") == threads
+    A = _complete(1030, "gpu:0")
+    want = "scCOOC" if A.nnz < selection.COOC_SMALL_WAVES * threads else "veCSC"
+    assert spla.choose_kernel(A)[0] == want
+    assert spla.choose_kernel(A.to("cpu"))[0] == "veCSC"
 
 
 @pytest.mark.parametrize("bad", [(-1, 5), (3, None), (None, 3), ("many", 2), (True, 2), (2, float("nan"))])

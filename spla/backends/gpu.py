@@ -643,6 +643,17 @@ def _resident_blocks(device_id):
     return max(1, _sm_count(device_id) * max(1, per_sm // BLOCK))
 
 
+def resident_threads(device):
+    """Threads the device holds at once (SMs x threads per SM, in whole blocks of BLOCK) for a device
+    string "gpu" / "gpu:N"; VECSC_FILL_THREADS (about an H100's or H200's count) for any other device, so
+    that a rule that scales with the device decides on the CPU as it would on such a GPU."""
+    from ..device import gpu_index, is_gpu
+
+    if not is_gpu(device):
+        return VECSC_FILL_THREADS
+    return _resident_blocks(gpu_index(device)) * BLOCK
+
+
 def _use_worklist(walk_threads, device_id):
     """Whether a masked k == 1 product compacts its computed columns first (see MASK_WORKLIST)."""
     if MASK_WORKLIST == "auto":
