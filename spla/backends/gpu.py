@@ -362,8 +362,9 @@ def vecsc_group_size(A, k=1, fill_threads=None):
 
 def push_group_size(R):
     """Lanes per input of push (k == 1): the smallest power of two >= R's mean column length (the
-    out-arcs per input), clamped to [2, 32] (VECSC_GROUP overrides, as for veCSC).  veCSC's rule
-    (:func:`vecsc_group_size`) was re-measured for pulls only; push keeps the rule it was tuned with."""
+    out-arcs per input), clamped to [2, 32] (VECSC_GROUP overrides, as for veCSC).  Push keeps the rule
+    it was tuned with: re-measured (docs/kernels.md, tools/probe_push_group.py), its best group follows
+    the frontier's size, which the host does not know at launch."""
     if VECSC_GROUP is not None:
         return vecsc_group_size(R)
     ncols = R.shape[1]
