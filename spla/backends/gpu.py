@@ -645,9 +645,9 @@ def _resident_blocks(device_id):
 
 
 def resident_threads(device):
-    """Threads the device holds at once (SMs x threads per SM, in whole blocks of BLOCK) for a device
-    string "gpu" / "gpu:N"; VECSC_FILL_THREADS (about an H100's or H200's count) for any other device, so
-    that a rule that scales with the device decides on the CPU as it would on such a GPU."""
+    """Threads the device holds at once (SMs x threads per SM, in whole blocks of BLOCK) for a resolved
+    device string "gpu:N" (a Matrix's ``device``); VECSC_FILL_THREADS (about an H100's or H200's count)
+    for "cpu", so that a rule that scales with the device decides on the CPU as it would on such a GPU."""
     from ..device import gpu_index, is_gpu
 
     if not is_gpu(device):
