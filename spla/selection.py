@@ -41,8 +41,9 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
   product too.  Such a product is bound by latency, not bytes: scCOOC puts every arc in flight at
   once with the shortest chain of loads (index, input, atomic), where a veCSC group waits on its
   column's bounds, then its entries, then its shuffles (H100, device time, tools/probe_small.py:
-  musae-facebook 0.0053 vs 0.0094 ms unmasked, single-source betweenness 0.27 vs 0.33 ms a source;
-  ca-AstroPh 0.29 vs 0.34; about equal at 1M arcs; Watts-Strogatz of degree 40 at 2M arcs 0.30 vs
+  musae-facebook 0.0053 vs 0.0094 ms unmasked; single-source betweenness on ca-AstroPh 0.29-0.32 vs
+  0.34-0.42 ms a source in two runs, on musae-facebook 0.27 vs 0.33 in one and equal in the other;
+  about equal at 1M arcs; Watts-Strogatz of degree 40 at 2M arcs 0.30 vs
   0.25 ms, at 4M 0.43 vs 0.26: veCSC's half the bytes per arc win once the arcs are many);
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
 

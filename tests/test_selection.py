@@ -235,7 +235,7 @@ def test_choose_kernel_small_graphs_count_this_device():
 
     attrs = cp.cuda.Device(0).attributes
     threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // gpu.BLOCK) * gpu.BLOCK
-    assert gpu.resident_threads("gpu:0") == threads
+    assert gpu.resident_threads("gpu:0") == gpu.resident_threads("gpu") == threads
     A = _complete(1030, "gpu:0")
     want = "scCOOC" if A.nnz < selection.COOC_SMALL_WAVES * threads else "veCSC"
     assert spla.choose_kernel(A)[0] == want

@@ -11,9 +11,10 @@ algorithms run on such graphs, each kernel forced:
 * the benchmark's 90%-masked product y<m, replace> = u +.* A (a random tenth of the columns kept);
 * single-source betweenness's forward step, y<!reached> += x +.first A (float64, accum plus, half
   of the vertices reached), device time;
-* single-source betweenness, one call per source (``sources=[s]``, after a warm-up call), CUDA-event
-  median over --sources sources, results of the two kernels compared;
-* PageRank to its default tolerance, CUDA-event median of 5 calls.
+* single-source betweenness, one call per source (``sources=[s]``; per source the CUDA-event median
+  of 5 calls after two warm-up calls), median over --sources sources, results of the two kernels
+  compared;
+* PageRank to its default tolerance, CUDA-event median of 5 calls after two warm-up calls.
 
 Graphs: --graphs (benchmark registry names) and --ws (Watts-Strogatz n:d:p, built here).  JSON to
 DIR/probe_small.json.
@@ -33,23 +34,9 @@ import numpy as np
 import algorithms
 import spla
 from benchmarks import graphs
-from probe_products import DEV_REPEAT, close, device_ms, recorder, save_json
+from probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json, wall_ms
 
 KERNELS = ("veCSC", "scCOOC")
-
-
-def call_ms(f, reps=5):
-    """CUDA-event median (ms) of f() over reps calls after one warm-up call."""
-    f()
-    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-    ts = []
-    for _ in range(reps):
-        e0.record()
-        f()
-        e1.record()
-        e1.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(e0, e1))
-    return statistics.median(ts)
 
 
 def main():
@@ -66,12 +53,13 @@ def main():
     cases += [(f"ws n={c.split(':')[0]} d={c.split(':')[1]} p={c.split(':')[2]}", c) for c in args.ws.split(",") if c]
     for name, ws in cases:
         if ws is None:
-            (src, dst, n, directed), _ = graphs.load_edges(name)
+            A = load_matrix(name)
         else:
             n, d, p = ws.split(":")
             src, dst, n, directed = graphs.watts_strogatz(int(n), int(d), float(p), seed=1)
-        A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
-        del src, dst
+            A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
+            del src, dst
+        n = int(A.shape[0])
         facts = dict(n=int(n), arcs=int(A.nnz), mean=round(A.nnz / max(1, A.shape[1]), 1),
                      scf=round(spla.scale_free_metric(A), 1), pick=spla.choose_kernel(A)[0])
         print(f"# {name}: {facts}", flush=True)
@@ -118,15 +106,15 @@ def main():
         for kernel in KERNELS:
             times = []
             for s in srcs:
-                times.append(call_ms(lambda s=s: algorithms.betweenness_centrality(
-                    A, sources=[s], normalized=False, kernel=kernel, batch_size=1)))
+                times.append(wall_ms(lambda s=s: algorithms.betweenness_centrality(
+                    A, sources=[s], normalized=False, kernel=kernel, batch_size=1), reps=5))
             got[kernel] = cp.asnumpy(algorithms.betweenness_centrality(A, sources=[srcs[0]], normalized=False,
                                                                        kernel=kernel, batch_size=1))
             ok = kernel == KERNELS[0] or np.allclose(got[kernel], got[KERNELS[0]], rtol=1e-9, atol=1e-9)
             rec(name, f"bc single {kernel}", statistics.median(times), ok, **facts)
         pr = {}
         for kernel in KERNELS:
-            ms = call_ms(lambda: algorithms.pagerank(A, kernel=kernel))
+            ms = wall_ms(lambda: algorithms.pagerank(A, kernel=kernel), reps=5)
             pr[kernel] = cp.asnumpy(algorithms.pagerank(A, kernel=kernel))
             ok = kernel == KERNELS[0] or np.allclose(pr[kernel], pr[KERNELS[0]], rtol=1e-5, atol=1e-9)
             rec(name, f"pagerank {kernel}", ms, ok, **facts)

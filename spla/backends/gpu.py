@@ -645,14 +645,15 @@ def _resident_blocks(device_id):
 
 
 def resident_threads(device):
-    """Threads the device holds at once (SMs x threads per SM, in whole blocks of BLOCK) for a resolved
-    device string "gpu:N" (a Matrix's ``device``); VECSC_FILL_THREADS (about an H100's or H200's count)
-    for "cpu", so that a rule that scales with the device decides on the CPU as it would on such a GPU."""
+    """Threads the device holds at once (an int: SMs x threads per SM, in whole blocks of BLOCK) for a
+    device string "gpu:N" (a Matrix's ``device``; "gpu" is GPU 0); VECSC_FILL_THREADS (about an H100's or
+    H200's count) for "cpu", so that a rule that scales with the device decides on the CPU as it would
+    on such a GPU."""
     from ..device import gpu_index, is_gpu
 
     if not is_gpu(device):
         return VECSC_FILL_THREADS
-    return _resident_blocks(gpu_index(device)) * BLOCK
+    return _resident_blocks(gpu_index(device) if ":" in device else 0) * BLOCK
 
 
 def _use_worklist(walk_threads, device_id):
