@@ -199,7 +199,13 @@ class Matrix:
 
     @classmethod
     def from_csc(cls, colptr, rowidx, values, shape, *, directed=True, device="auto"):
-        """From CSC arrays (rows sorted within columns, no duplicates): checked, then copied to ``device``."""
+        """From CSC arrays: ``colptr`` (ncols+1,), ``rowidx`` (nnz,), ``values`` (nnz,) or None for a
+        pattern-only matrix.  Duplicates are summed and rows sorted within columns, then the arrays are
+        copied to ``device``.
+
+        ``directed`` as in :meth:`from_scipy` (its default here is True): None decides by symmetry,
+        False checks that the matrix is symmetric and otherwise symmetrises it.
+        """
         colptr = np.asarray(_dev.to_numpy(colptr))
         rowidx = np.asarray(_dev.to_numpy(rowidx))
         vals = None if values is None else np.asarray(_dev.to_numpy(values))
@@ -211,7 +217,9 @@ class Matrix:
         S = sp.csc_array((data, rowidx, colptr), shape=shape)
         S.sum_duplicates()
         S.sort_indices()
-        return cls._from_sorted_csc(S, pattern=vals is None, directed=directed, device=_dev.resolve(device))
+        S, directed, symmetric = _orientation(S, directed)
+        return cls._from_sorted_csc(S, pattern=vals is None, directed=directed, device=_dev.resolve(device),
+                                    symmetric=symmetric)
 
     @classmethod
     def from_scipy(cls, S, directed=None, device="auto"):
@@ -234,23 +242,10 @@ class Matrix:
             raise DomainMismatch(f"matrix dtype {S.dtype} is not supported; use bool, integer or float values")
         S.sum_duplicates()
         S.sort_indices()
-        square = S.shape[0] == S.shape[1]
-        if directed is None:
-            symmetric = square and _is_symmetric(S)
-            directed = not symmetric
-        elif not directed:
-            if not square:
-                raise InvalidGraph(f"an undirected graph needs a square matrix, got shape {S.shape}")
-            if not _is_symmetric(S):
-                S = _symmetrize(S)
-            symmetric = True
-        else:
-            symmetric = False
+        S, directed, symmetric = _orientation(S, directed)
         pattern = S.dtype == np.bool_ or (S.nnz > 0 and bool(np.all(S.data == 1))) or S.nnz == 0
-        if not pattern and S.dtype.kind == "b":
-            pattern = True
-        return cls._from_sorted_csc(S, pattern=pattern, directed=bool(directed), device=_dev.resolve(device),
-                                    symmetric=symmetric and not directed)
+        return cls._from_sorted_csc(S, pattern=pattern, directed=directed, device=_dev.resolve(device),
+                                    symmetric=symmetric)
 
     @classmethod
     def from_edges(cls, src, dst, n=None, values=None, directed=False, device="auto"):
@@ -322,29 +317,60 @@ class Matrix:
         return cls.from_scipy(S, directed=directed, device=device)
 
 
+def _orientation(S, directed):
+    """(S, directed, symmetric) for a canonical CSC S and the ``directed`` argument of the
+    constructors: None decides by symmetry; False symmetrises an unsymmetric S (square only)."""
+    square = S.shape[0] == S.shape[1]
+    if directed is None:
+        symmetric = square and _is_symmetric(S)
+        return S, not symmetric, symmetric
+    if directed:
+        return S, True, False
+    if not square:
+        raise InvalidGraph(f"an undirected graph needs a square matrix, got shape {S.shape}")
+    if not _is_symmetric(S):
+        S = _symmetrize(S)
+    return S, False, True
+
+
 def _is_symmetric(S) -> bool:
+    """Whether the canonical (sorted, duplicate-free) CSC S equals its transpose, pattern and values:
+    one transpose and three array comparisons, no difference matrix (a NaN is never equal)."""
     if S.shape[0] != S.shape[1]:
         return False
-    d = (S != S.T)
-    return d.nnz == 0 if sp.issparse(d) else not np.any(d)
+    T = S.T.tocsc()
+    T.sort_indices()
+    return (np.array_equal(S.indptr, T.indptr) and np.array_equal(S.indices, T.indices)
+            and np.array_equal(S.data, T.data))
 
 
 def _symmetrize(S):
-    """Pattern union of S and S.T, for directed=False on an unsymmetric matrix.
+    """Pattern union of the canonical CSC S and S.T, for directed=False on an unsymmetric matrix.
 
-    An entry stored in one direction only is mirrored.  Where both directions are stored
-    with different values there is no right answer to choose silently: InvalidGraph.
+    An entry stored in one direction only is mirrored with its value, explicitly stored zeros
+    included (they are arcs).  Where both directions are stored with different values there is
+    no right answer to choose silently: InvalidGraph.  A bool matrix is a pattern: its values
+    are not compared.
     """
     T = S.T.tocsc()
-    if S.dtype == np.bool_:
-        return (S + T).astype(np.bool_).tocsc()
-    s_pat = sp.csc_array((np.ones(S.nnz), S.indices, S.indptr), shape=S.shape)
-    t_pat = sp.csc_array((np.ones(T.nnz), T.indices, T.indptr), shape=T.shape)
-    both = s_pat.multiply(t_pat).tocsc()
-    if both.nnz and (S.multiply(both) != T.multiply(both)).nnz:
+    T.sort_indices()
+    n = S.shape[0]
+
+    def keys(M):  # column-major position of every entry, ascending for a canonical CSC
+        cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(M.indptr).astype(np.int64))
+        return cols * n + M.indices.astype(np.int64)
+
+    key = np.concatenate([keys(S), keys(T)])
+    data = np.concatenate([S.data, T.data])
+    order = np.argsort(key, kind="stable")
+    key, data = key[order], data[order]
+    twice = np.flatnonzero(key[1:] == key[:-1])
+    if S.dtype != np.bool_ and twice.size and np.any(data[twice] != data[twice + 1]):
         raise InvalidGraph("directed=False, but the matrix stores (i, j) and (j, i) with different values; "
                            "symmetrise it yourself (e.g. S.maximum(S.T) or S + S.T) or pass directed=True")
-    only_t = (t_pat - both).tocsc()
-    only_t.eliminate_zeros()
-    extra = T.multiply(only_t).tocsc()
-    return (S + extra).tocsc()
+    first = np.ones(key.shape[0], dtype=bool)
+    first[twice + 1] = False
+    key, data = key[first], data[first]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key // n, minlength=n), out=indptr[1:])
+    return sp.csc_array((data, key % n, indptr), shape=S.shape)

@@ -123,6 +123,46 @@ def test_from_scipy_undirected_symmetrises():
     assert P.is_pattern and P.nnz == 2 and P.T is P
 
 
+def test_from_scipy_one_way_explicit_zero_is_directed():
+    """An explicitly stored zero is an arc: stored one way only, the pattern is not symmetric,
+    so the graph is directed (comparing values alone would call it undirected and make A.T A)."""
+    S = sp.coo_array((np.array([0.0]), (np.array([0]), np.array([1]))), shape=(2, 2)).tocsc()
+    assert S.nnz == 1
+    A = spla.Matrix.from_scipy(S, device="cpu")
+    assert A.directed and A.T is not A
+    assert_same_matrix(A.T, S.T, pattern=False)
+    U = spla.Matrix.from_scipy(S, directed=False, device="cpu")
+    assert not U.directed and U.T is U and U.nnz == 2
+
+
+@settings(max_examples=scaled(80), deadline=None)
+@given(n=st.integers(1, 7), data=st.data())
+def test_from_scipy_undirected_is_the_union(n, data):
+    """directed=False against a dict of entries: the union of both directions, explicit zeros
+    kept, a value stored both ways with two different values refused."""
+    cells = st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+    entries = data.draw(st.dictionaries(cells, st.sampled_from([0.0, 1.0, 2.5, -3.0]), max_size=n * n))
+    rows = np.array([i for i, _ in entries], dtype=np.int64)
+    cols = np.array([j for _, j in entries], dtype=np.int64)
+    S = sp.coo_array((np.array(list(entries.values()), dtype=np.float64), (rows, cols)), shape=(n, n)).tocsc()
+    union = dict(entries)
+    conflict = False
+    for (i, j), v in entries.items():
+        if (j, i) in entries and entries[j, i] != v:
+            conflict = True
+        union.setdefault((j, i), v)
+    if conflict:
+        with pytest.raises(spla.InvalidGraph, match="different values"):
+            spla.Matrix.from_scipy(S, directed=False, device="cpu")
+        return
+    A = spla.Matrix.from_scipy(S, directed=False, device="cpu")
+    assert not A.directed and A.T is A and A.nnz == len(union)
+    values, present = dense(A)
+    for (i, j), v in union.items():
+        assert present[i, j] and values[i, j] == v
+    check_invariants(A)
+
+
 def test_from_scipy_undirected_refuses_conflicting_directions():
     """Both (0, 1) and (1, 0) stored with different values: no undirected value is right, so
     directed=False refuses instead of choosing silently (A.T is A must stay true)."""
@@ -380,6 +420,23 @@ def test_from_csc_sorts_and_merges():
     check_invariants(A)
     P = spla.Matrix.from_csc([0, 1], [0], None, (1, 1), device="cpu")
     assert P.is_pattern and P.nnz == 1
+
+
+@pytest.mark.parametrize("directed", [None, False, True])
+def test_from_csc_directed_as_from_scipy(directed):
+    """from_csc's ``directed`` means what from_scipy's does (default True): None decides by
+    symmetry, False checks it and symmetrises, True keeps a separate transpose."""
+    sym = sp.csc_array(np.array([[0, 2.0, 0], [2.0, 0, 1.0], [0, 1.0, 1.0]]))
+    A = spla.Matrix.from_csc(sym.indptr, sym.indices, sym.data, sym.shape, directed=directed, device="cpu")
+    assert A.directed == (directed is True) and (A.T is A) == (directed is not True)
+    assert_same_matrix(A, sym, pattern=False)
+    one_way = sp.csc_array(np.array([[0, 1], [0, 0]], dtype=bool))
+    B = spla.Matrix.from_csc(one_way.indptr, one_way.indices, None, one_way.shape, directed=directed, device="cpu")
+    if directed is False:
+        assert not B.directed and B.T is B and B.nnz == 2
+    else:
+        assert B.directed and B.T is not B and B.nnz == 1
+    assert spla.Matrix.from_csc(sym.indptr, sym.indices, None, sym.shape, device="cpu").directed
 
 
 def test_to_scipy_and_to():

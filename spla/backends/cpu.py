@@ -76,11 +76,18 @@ def _scipy_product(u, A, op, cols, dtype):
 
 
 def _arc_positions(A, cols):
-    """Positions p of the stored entries of columns ``cols`` (sorted), and their column ids."""
+    """The entries to walk for the columns ``cols`` (sorted; None = all): (positions p or None for
+    all entries in order, their column ids, a (ncols,) bool keep-mask or None).  When ``cols`` covers
+    a third of the columns or more, every entry is walked and the mask drops the others a chunk at a
+    time, so no array of nnz positions is built."""
     if cols is None:
-        return None, A.colidx
+        return None, A.colidx, None
+    if 3 * cols.shape[0] >= A.shape[1]:
+        keep = np.zeros(A.shape[1], dtype=bool)
+        keep[cols] = True
+        return None, A.colidx, keep
     pos, owner = _arc_positions_of(A, cols)
-    return pos, cols[owner]
+    return pos, cols[owner], None
 
 
 def _arc_positions_of(A, cols):
@@ -99,7 +106,7 @@ def _generic_product(u, A, semiring, op, cols, dtype, ident):
     ncols = A.shape[1]
     k = u.shape[1] if u.ndim == 2 else 1
     t = np.full((ncols,) + u.shape[1:], ident, dtype=dtype)
-    pos, col_of = _arc_positions(A, cols)
+    pos, col_of, keep = _arc_positions(A, cols)
     nnz = col_of.shape[0]
     if nnz == 0:
         return t
@@ -110,6 +117,12 @@ def _generic_product(u, A, semiring, op, cols, dtype, ident):
         hi = min(nnz, lo + step)
         p = np.arange(lo, hi) if pos is None else pos[lo:hi]
         c = col_of[lo:hi]
+        if keep is not None:
+            wanted = keep[c]
+            if not wanted.all():
+                p, c = p[wanted], c[wanted]
+                if p.shape[0] == 0:
+                    continue
         rows = A.rowidx[p]
         x = u[rows]
         if u.ndim == 1:
