@@ -16,7 +16,7 @@ import numpy as np
 from . import device as _dev
 from . import semirings as _sr
 from .backends import for_device as _backend
-from .errors import DimensionMismatch, DomainMismatch, KernelUnavailable, UnknownNameError
+from .errors import DimensionMismatch, DomainMismatch, InvalidGraph, KernelUnavailable, UnknownNameError
 from .matrix import Matrix
 from .selection import choose_kernel
 
@@ -98,6 +98,7 @@ def _product(u, A, semiring, mask, complement, accum, out, replace, kernel, tran
     if np.dtype(u.dtype) not in semiring.dtypes:
         raise DomainMismatch(f"{name}: semiring {semiring.name} is not defined on dtype {u.dtype}; "
                              f"it accepts {', '.join(str(d) for d in semiring.dtypes)}")
+    _check_values_cast(name, A, semiring, u.dtype, transpose)
     xp = A.xp
     if not u.flags.c_contiguous:
         u = xp.ascontiguousarray(u)
@@ -144,3 +145,24 @@ def _product(u, A, semiring, mask, complement, accum, out, replace, kernel, tran
                   A.shape, k, "none" if mask is None else ("~mask" if complement else "mask"), kernel, reason,
                   A.device)
     return backend.vxm(u, M, semiring, mask, bool(complement), accum, out, bool(replace), kernel, swap=transpose)
+
+
+def _check_values_cast(name, A, semiring, dtype, transpose):
+    """Refuse float values that have no value in an integer domain: NaN, +-inf and values whose
+    truncation is outside the dtype's range.  C leaves those casts undefined, and NumPy and CUDA
+    give different integers for them.  Checked where MUL reads the values, once per (matrix, dtype)."""
+    dtype = np.dtype(dtype)
+    ignores_a = ("pair", "second" if transpose else "first")  # mxv computes MUL(a, x)
+    if A.values is None or A.values.dtype.kind != "f" or dtype.kind not in "iu" or semiring.mul.name in ignores_a:
+        return
+    key = ("values_cast_ok", dtype.str)
+    if key not in A._cache:
+        xp = A.xp
+        whole = xp.trunc(A.values)
+        # exact bounds: the dtype's minimum and its maximum + 1 are 0 or powers of two
+        inside = (whole >= float(np.iinfo(dtype).min)) & (whole < float(int(np.iinfo(dtype).max) + 1))
+        A._cache[key] = bool(xp.all(xp.isfinite(A.values) & inside))
+    if not A._cache[key]:
+        raise InvalidGraph(f"{name}: A's {A.values.dtype} values include NaN, inf or values outside {dtype}'s "
+                             f"range [{np.iinfo(dtype).min}, {np.iinfo(dtype).max}], which have no {dtype} value; "
+                             f"multiply in a float domain (u.astype(np.float64)) or clean A's values")

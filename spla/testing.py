@@ -520,6 +520,12 @@ def _values(rng, size, dtype, lo=None, hi=None):
     raise ValueError(f"unsupported dtype {dtype}")
 
 
+def _sprinkle_specials(rng, x, fraction):
+    """Set about ``fraction`` of the float array x's entries to NaN, +inf, -inf or -0.0, in place."""
+    at = rng.random(x.shape) < fraction
+    x[at] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], dtype=x.dtype), size=int(at.sum()))
+
+
 def _value_range(dtype, lo, hi):
     """(lo, hi) as given, or -- when both are None -- a sign regime drawn for signed and
     float dtypes: the default mix, all negative, or all positive (so that, e.g., a column
@@ -583,7 +589,7 @@ def _pick(rng, n, k):
 
 def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=False, density=None, dtype=None,
              pattern=None, self_loops=True, empty_columns=True, heavy_columns=False, directed=None, max_nnz=20000,
-             min_value=None, max_value=None, device="cpu"):
+             min_value=None, max_value=None, specials=False, device="cpu"):
     """Strategy for :class:`spla.Matrix` objects.
 
     Shape: ``nrows`` in [min_rows, max_rows], ``ncols`` in [min_cols, max_cols] (default:
@@ -606,6 +612,8 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
       ``max_rows`` allows it (>= 1027; nrows is then >= 1027), another of more than 1024
       -- the columns a GPU kernel spreads over a warp's lanes.  It needs ``max_rows`` >= 35
       and at least one column.  None: hypothesis decides.
+
+    ``specials=True``: with a float dtype, some stored values are NaN, +inf, -inf or -0.0.
 
     ``device``: where the matrix lives ("cpu", "gpu:0", ...; default "cpu").
     """
@@ -658,7 +666,7 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
         seed = draw(_seeds())
         A = _random_matrix(seed, nrows, ncols, dens, directed=is_dir, dtype=vdtype, self_loops=self_loops,
                            add_loop=loops, empty_col=empty_col, fill_columns=not empty_columns, heavy=heavy,
-                           max_nnz=max_nnz, lo=lo, hi=hi, device=device)
+                           max_nnz=max_nnz, lo=lo, hi=hi, specials=specials, device=device)
         if _note is not None and A.nnz <= 400:
             _note(f"matrix: {matrix_source(A)}")
         return A
@@ -667,7 +675,7 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
 
 
 def _random_matrix(seed, nrows, ncols, density, *, directed, dtype, self_loops, add_loop, empty_col, fill_columns,
-                   heavy, max_nnz, lo, hi, device):
+                   heavy, max_nnz, lo, hi, specials=False, device):
     rng = np.random.default_rng(seed)
     cells = nrows * ncols
     target = min(max(int(round(density * cells)), 1 if density > 0 else 0), max_nnz, cells)
@@ -719,6 +727,8 @@ def _random_matrix(seed, nrows, ncols, density, *, directed, dtype, self_loops, 
     key = np.unique(rows.astype(np.int64) * max(ncols, 1) + cols)
     rows, cols = key // max(ncols, 1), key % max(ncols, 1)
     values = None if dtype is None else _values(rng, rows.shape[0], dtype, lo, hi)
+    if specials and values is not None and values.dtype.kind == "f":
+        _sprinkle_specials(rng, values, rng.choice([0.1, 0.3]))
     if not directed:
         return Matrix.from_edges(rows, cols, n=nrows, values=values, directed=False, device=device)
     import scipy.sparse as sp
@@ -810,13 +820,16 @@ def named_graphs():
 
 
 # =============================================================================== vectors
-def vectors(n, dtype=None, k=None, *, semiring=None, identity_fraction=None, min_value=None, max_value=None):
+def vectors(n, dtype=None, k=None, *, semiring=None, identity_fraction=None, min_value=None, max_value=None,
+            specials=False):
     """Strategy for a NumPy vector (n,) or, with ``k``, a C-contiguous block (n, k).
 
     ``n``, ``dtype``, ``k`` may be values or strategies (``k=None``: a 1-D vector).
     With ``semiring``, a fraction of the entries (drawn from 0, 0.1, 0.3, 0.5, 0.9, 1 unless
     ``identity_fraction`` is given) are that semiring's additive identity: the entries
     that contribute nothing, as a sparse frontier's do.  Other values as :func:`matrices`.
+    ``specials=True`` (float dtypes) then makes a drawn fraction of the entries NaN, +inf,
+    -inf or -0.0.
     """
     _need_hypothesis()
 
@@ -833,6 +846,8 @@ def vectors(n, dtype=None, k=None, *, semiring=None, identity_fraction=None, min
             frac = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.9, 1.0])) if identity_fraction is None \
                 else float(identity_fraction)
             x[rng.random(shape) < frac] = identity(_sr.get(semiring).add, dt)
+        if specials and dt.kind == "f":
+            _sprinkle_specials(rng, x, draw(st.sampled_from([0.1, 0.3, 0.6])))
         return np.ascontiguousarray(x)
 
     return build()
@@ -930,7 +945,7 @@ def _accums_for(dtype):
 
 
 def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_NAMES, max_size=10, max_k=4,
-             heavy_columns=None, block=None, masked=None, with_out=None, device="cpu"):
+             heavy_columns=None, block=None, masked=None, with_out=None, specials=False, device="cpu"):
     """Strategy for :class:`Product`: one whole ``vxm`` / ``mxv`` call and its inputs.
 
     Draws the op, a ``(semiring, dtype)`` pair (:func:`semiring_and_dtype`), a matrix
@@ -941,7 +956,8 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
     (n, k<=max_k) block with identity entries, a mask ((m,) or (m, k) for a block),
     complement, accum (only the ones defined on the dtype; implies out), out, replace
     and a kernel name.  ``block``, ``masked``, ``with_out``, ``heavy_columns``: None lets
-    hypothesis decide, a bool forces.
+    hypothesis decide, a bool forces.  ``specials=True`` puts NaN, +-inf and -0.0 into u,
+    out and a float matrix's values (float domains; :func:`vectors`, :func:`matrices`).
     """
     _need_hypothesis()
     ops = tuple(ops)
@@ -956,7 +972,8 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
         mdt = {"pattern": None, "same": dt, "float64": np.dtype(np.float64), "int64": np.dtype(np.int64),
                "bool": np.dtype(np.bool_)}[kind]
         lo = 0 if dt.kind == "u" else None  # no negative values cast to unsigned
-        common = dict(pattern=mdt is None, dtype=mdt, min_value=lo, device=device)
+        common = dict(pattern=mdt is None, dtype=mdt, min_value=lo, device=device,
+                      specials=specials and dt.kind == "f")
         if heavy:
             M = draw(matrices(HEAVY + 1, VERY_HEAVY + 76, 1, 6, heavy_columns=True, directed=True,
                               density=st.integers(0, 5).map(lambda p: p / 100), **common))
@@ -968,7 +985,7 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
         n_in, n_out = (A.shape[0], A.shape[1]) if op == "vxm" else (A.shape[1], A.shape[0])
         is_block = draw(_maybe(block, st.booleans()))
         k = draw(st.integers(1, max_k)) if is_block else None
-        u = draw(vectors(n_in, dt, k, semiring=sr))
+        u = draw(vectors(n_in, dt, k, semiring=sr, specials=specials))
         mask = None
         complement = False
         if draw(_maybe(masked, st.booleans())):
@@ -978,7 +995,7 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
             complement = draw(st.booleans())
         accum = None if with_out is False else draw(st.sampled_from([None] + _accums_for(dt)))
         want_out = accum is not None or draw(_maybe(with_out, st.booleans()))
-        out = draw(vectors(n_out, dt, k, semiring=sr)) if want_out else None
+        out = draw(vectors(n_out, dt, k, semiring=sr, specials=specials)) if want_out else None
         replace = draw(st.booleans()) if out is not None else False
         kernel = draw(st.sampled_from(tuple(kernels)))
         return Product(op, A, u, sr, mask, complement, accum, out, replace, kernel, k)

@@ -50,6 +50,28 @@ def test_unknown_semiring(op, A, u):
 
 
 @OPS
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+def test_float_values_without_an_integer_value(op, dtype, device):
+    """Float values NaN, +-inf or outside the integer domain's range have no value there (C leaves
+    the cast undefined; NumPy and CUDA disagree): refused, unless MUL never reads A's values."""
+    info = np.iinfo(dtype)
+    u = _dev.to_device(np.ones(2, dtype=dtype), device)
+    for bad in (np.nan, np.inf, -np.inf, float(info.max) * 2, float(info.min) - 2.0**40 if info.min else -1.0):
+        A = spla.Matrix.from_scipy(sp.csc_array(np.array([[0.0, bad], [2.5, 0.0]])), directed=True, device=device)
+        with pytest.raises(spla.InvalidGraph, match=rf"values include NaN, inf or values outside {np.dtype(dtype)}"):
+            op[1](u, A, "plus_times")
+        ignored = "first" if op[0] == "vxm" else "second"  # mxv computes MUL(a, x)
+        for name in (f"plus_{ignored}", "plus_pair"):
+            y = op[1](u, A, name)
+            np.testing.assert_array_equal(_dev.to_numpy(y), [1, 1])
+    # the extremes that do fit, and truncation toward zero
+    lo, hi = float(info.min), float(info.max) if dtype in (np.int32, np.uint32) else 2.0**62
+    A = spla.Matrix.from_scipy(sp.csc_array(np.array([[lo, hi], [2.9, -0.9]])), directed=True, device=device)
+    y = _dev.to_numpy(spla.vxm(_dev.to_device(np.array([1, 0], dtype=dtype), device), A, "plus_times"))
+    np.testing.assert_array_equal(y, np.array([int(lo), int(hi)], dtype=dtype))
+
+
+@OPS
 def test_unknown_kernel(op, A, u):
     with pytest.raises(spla.UnknownNameError, match=r"unknown kernel 'warp'.*scCSC"):
         op[1](u, A, "plus_times", kernel="warp")

@@ -189,6 +189,19 @@ def test_heavy_columns_match_dense_reference(p, device):
         assert_equal(got, p.expected(), err_msg=repr(p), **_tol(p.dtype))
 
 
+@settings(max_examples=scaled(60), deadline=None)
+@given(p=products(dtypes=[np.float32, np.float64], specials=True))
+def test_nan_and_infinities_match_dense_reference(p, device):
+    """NaN, +-inf and -0.0 in u, out and the matrix: an input NaN contributes (it is not the identity), min and
+    max propagate it as NumPy's minimum / maximum do, inf - inf is NaN; every kernel on the GPU."""
+    want = p.expected()
+    kernels = KERNEL_NAMES if device != "cpu" else (p.kernel,)
+    for kernel in kernels:
+        got = _run_checked(p, device, kernel=kernel)
+        if got is not None:
+            assert_equal(got, want, err_msg=f"kernel {kernel}: {p.call_source()}", **_tol(p.dtype))
+
+
 @pytest.mark.gpu
 @settings(max_examples=scaled(150), deadline=None)
 @given(p=products())

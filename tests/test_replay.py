@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import spla
-from spla import testing
 
 
 def _ring(n, device):

@@ -157,8 +157,14 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     """y[j] = ADD_i MUL(u[i], A[i, j]) on the CPU; see spla.ops.vxm for the semantics.
 
     u: (nrows,) or (nrows, k) NumPy array; A: Matrix on "cpu"; mask: bool (ncols,) or
-    the output's shape; swap=True computes MUL(a, x) (mxv through A.T).
+    the output's shape; swap=True computes MUL(a, x) (mxv through A.T).  IEEE arithmetic
+    without NumPy's warnings, as on the GPU: inf - inf and 0 * inf are NaN, overflow is inf.
     """
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _vxm(u, A, semiring, mask, complement, accum, out, replace, swap)
+
+
+def _vxm(u, A, semiring, mask, complement, accum, out, replace, swap):
     dtype = u.dtype
     ident = semiring.identity(dtype)
     op = _swap_op(semiring.mul.name, swap)

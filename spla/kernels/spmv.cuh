@@ -143,10 +143,13 @@ SPLA_DEV float spla_bitor<float>(float a, float b) { return b; }
 template <>
 SPLA_DEV double spla_bitor<double>(double a, double b) { return b; }
 
+// min and max propagate NaN whichever operand holds it, as NumPy's minimum / maximum (and the CPU
+// backend) do: a NaN in a reduction makes its result NaN in any order, on every kernel.  For
+// integers `x != x` is false and compiles away.
 template <class T>
-SPLA_DEV T spla_min(T a, T b) { return b < a ? b : a; }
+SPLA_DEV T spla_min(T a, T b) { return (a != a) ? a : ((b < a || b != b) ? b : a); }
 template <class T>
-SPLA_DEV T spla_max(T a, T b) { return a < b ? b : a; }
+SPLA_DEV T spla_max(T a, T b) { return (a != a) ? a : ((a < b || b != b) ? b : a); }
 
 // ------------------------------------------------------------------------------------------------
 // Atomics used by scCOOC.  Native where the hardware has them; the rest are CAS loops:
