@@ -7,10 +7,27 @@ the arc i -> j; symmetric means undirected unless told), or a networkx Graph/DiG
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import spla
 from spla import device as _dev
+
+
+def on_graph_device(fn):
+    """Run the algorithm ``fn(G, ..., device=None, ...)`` with its GPU current: ``device`` when
+    given, else G's when G is a spla.Matrix, else "auto" (as :func:`as_matrix`), so that a graph
+    on "gpu:1" is computed there (its arrays, kernels and recorded steps) whichever device is
+    current."""
+    @functools.wraps(fn)
+    def on_device(G, *args, **kwargs):
+        device = kwargs.get("device")
+        if device is None:
+            device = G.device if isinstance(G, spla.Matrix) else "auto"  # as_matrix's default
+        with _dev.activate(_dev.resolve(device)):
+            return fn(G, *args, **kwargs)
+    return on_device
 
 
 def as_matrix(G, *, device=None, weight=None, drop_self_loops=False) -> spla.Matrix:

@@ -61,7 +61,7 @@ import scipy.sparse as sp
 import spla
 from spla import selection
 
-from ._common import as_matrix, check_sources, free_device_bytes, pattern_of, to_numpy
+from ._common import as_matrix, check_sources, free_device_bytes, on_graph_device, pattern_of, to_numpy
 
 log = logging.getLogger("spla")
 
@@ -78,6 +78,7 @@ SPARSE_MAX_BATCH = 512
 SPARSE_DEPTH_ARCS = 2.0
 
 
+@on_graph_device
 def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=True, endpoints=False,
                            batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None):
     """Shortest-path betweenness centrality of every vertex (networkx semantics and defaults).
@@ -126,6 +127,7 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
                              endpoints=endpoints and sources is None, sampled=sampled))
 
 
+@on_graph_device
 def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_size="auto", device=None,
                                 kernel="auto", progress=None):
     """Edge betweenness centrality (networkx ``edge_betweenness_centrality`` semantics).

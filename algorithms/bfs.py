@@ -13,9 +13,10 @@ import numpy as np
 
 import spla
 
-from ._common import as_matrix, check_sources, to_numpy
+from ._common import as_matrix, check_sources, on_graph_device, to_numpy
 
 
+@on_graph_device
 def bfs_levels(A, source, *, device=None, kernel="auto"):
     """Hop distance from ``source`` to every vertex.
 

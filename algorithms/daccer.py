@@ -40,11 +40,12 @@ import numpy as np
 import spla
 import spla.bits
 
-from ._common import to_numpy, without_self_loops
+from ._common import on_graph_device, to_numpy, without_self_loops
 from .degree import degree_parts
 from .distances import bit_bfs_blocks, is_empty_graph
 
 
+@on_graph_device
 def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
     """DACCER volume of every vertex: vol_r(v) = Σ_{u: d(v, u) <= r} deg(u).
 

@@ -24,7 +24,7 @@ import numpy as np
 import spla
 
 from . import _common
-from ._common import as_matrix, pattern_of, to_numpy
+from ._common import as_matrix, on_graph_device, pattern_of, to_numpy
 
 
 def degree_parts(G, *, device=None):
@@ -75,6 +75,7 @@ def networkx_degree(G, *, device=None):
     return A, (out + in_) if A.directed else (out + loops)
 
 
+@on_graph_device
 def degree_centrality(A, *, device=None):
     """Degree centrality, equal to ``networkx.degree_centrality(G)``.
 

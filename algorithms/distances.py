@@ -68,7 +68,7 @@ import spla.bits
 from spla.errors import DeviceMemoryError
 
 from . import _common
-from ._common import as_matrix, to_numpy
+from ._common import as_matrix, on_graph_device, to_numpy
 
 log = logging.getLogger("spla.algorithms")
 
@@ -268,6 +268,7 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
 
 
 # --------------------------------------------------------------------------- public API
+@on_graph_device
 def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", progress=None):
     """Closeness centrality of every vertex, equal to ``networkx.closeness_centrality(G)``.
 
@@ -303,6 +304,7 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
     return to_numpy(c)
 
 
+@on_graph_device
 def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
     """Harmonic centrality of every vertex, equal to ``networkx.harmonic_centrality(G)``.
 
@@ -317,6 +319,7 @@ def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
     return to_numpy(harm)
 
 
+@on_graph_device
 def sum_of_distances(A, *, device=None, kernel="auto", progress=None):
     """Sum of the hop distances from each vertex to every vertex it reaches ("shortness").
 

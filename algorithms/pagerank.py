@@ -31,7 +31,7 @@ import numpy as np
 import spla
 
 from . import _common
-from ._common import as_matrix, pattern_of, to_numpy
+from ._common import as_matrix, on_graph_device, pattern_of, to_numpy
 from .distances import is_empty_graph
 
 
@@ -40,6 +40,7 @@ _step = spla.fuse(lambda xp: lambda y, x, alpha, jump, inv_w: (
     alpha * y + jump, xp.abs(alpha * y + jump - x), (alpha * y + jump) * inv_w), name="pagerank_step")
 
 
+@on_graph_device
 def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight=True,
              dangling=None, device=None, kernel="auto"):
     """PageRank of every vertex, equal to ``networkx.pagerank(G, ...)`` within its tolerance.

@@ -7,6 +7,7 @@ sees one, else the CPU).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 
@@ -76,6 +77,19 @@ def gpu_index(device: str) -> int:
 def array_module(device: str):
     """numpy for "cpu", cupy for "gpu:N"."""
     return cupy_module() if is_gpu(device) else np
+
+
+def activate(device: str):
+    """A context in which CuPy allocates and launches on ``device`` ("gpu:N"), so that work on a
+    matrix of the second GPU stays there whichever device is current; for "cpu", or when "gpu:N"
+    is already current, a context that does nothing (switching costs a few microseconds)."""
+    if not is_gpu(device):
+        return contextlib.nullcontext()
+    cp = cupy_module()
+    index = gpu_index(device)
+    if cp.cuda.runtime.getDevice() == index:
+        return contextlib.nullcontext()
+    return cp.cuda.Device(index)
 
 
 def array_device(x) -> str:

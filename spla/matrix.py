@@ -113,18 +113,20 @@ class Matrix:
         """COOC column index of every stored entry (nnz,), built on first use and cached."""
         if self._colidx is None:
             xp = self.xp
-            if xp is np:
-                self._colidx = np.repeat(np.arange(self.shape[1], dtype=self.colptr.dtype),
-                                         np.diff(self.colptr).astype(np.int64))
-            else:
-                # colidx[p] = number of column starts colptr[1..ncols-1] at or before p: one mark per start
-                # (an empty column's start coincides with the next one's) and a running sum, 8 bytes per
-                # entry at the peak (cupy.repeat with array counts held ~100 bytes per entry)
-                starts = self.colptr[1:-1]
-                marks = xp.zeros(self.nnz, dtype=self.colptr.dtype)
-                xp.add.at(marks, starts[starts < self.nnz], 1)
-                self._colidx = xp.cumsum(marks, dtype=self.colptr.dtype)
+            with _dev.activate(self.device):
+                self._colidx = self._build_colidx(xp)
         return self._colidx
+
+    def _build_colidx(self, xp):
+        if xp is np:
+            return np.repeat(np.arange(self.shape[1], dtype=self.colptr.dtype), np.diff(self.colptr).astype(np.int64))
+        # colidx[p] = number of column starts colptr[1..ncols-1] at or before p: one mark per start (an
+        # empty column's start coincides with the next one's) and a running sum, 8 bytes per entry at the
+        # peak (cupy.repeat with array counts held ~100 bytes per entry)
+        starts = self.colptr[1:-1]
+        marks = xp.zeros(self.nnz, dtype=self.colptr.dtype)
+        xp.add.at(marks, starts[starts < self.nnz], 1)
+        return xp.cumsum(marks, dtype=self.colptr.dtype)
 
     # -------------------------------------------------------------- transpose
     @property
@@ -143,22 +145,24 @@ class Matrix:
         """Stored entries per row (out-degree of each vertex), int64 array on the matrix's device."""
         if self._out_degree is None:
             xp = self.xp
-            if self._T is self:  # symmetric: row counts are column counts
-                self._out_degree = self.in_degree()
-            elif not self.nnz:
-                self._out_degree = xp.zeros(self.shape[0], dtype=np.int64)
-            elif xp is np:
-                self._out_degree = np.bincount(self.rowidx, minlength=self.shape[0]).astype(np.int64)
-            else:  # cupy.bincount holds ~100 bytes per entry on large inputs: count with atomics instead
-                counts = xp.zeros(self.shape[0], dtype=self.rowidx.dtype)
-                xp.add.at(counts, self.rowidx, 1)
-                self._out_degree = counts.astype(np.int64)
+            with _dev.activate(self.device):
+                if self._T is self:  # symmetric: row counts are column counts
+                    self._out_degree = self.in_degree()
+                elif not self.nnz:
+                    self._out_degree = xp.zeros(self.shape[0], dtype=np.int64)
+                elif xp is np:
+                    self._out_degree = np.bincount(self.rowidx, minlength=self.shape[0]).astype(np.int64)
+                else:  # cupy.bincount holds ~100 bytes per entry on large inputs: count with atomics instead
+                    counts = xp.zeros(self.shape[0], dtype=self.rowidx.dtype)
+                    xp.add.at(counts, self.rowidx, 1)
+                    self._out_degree = counts.astype(np.int64)
         return self._out_degree
 
     def in_degree(self):
         """Stored entries per column (in-degree of each vertex), int64 array on the matrix's device."""
         if self._in_degree is None:
-            self._in_degree = self.xp.diff(self.colptr).astype(np.int64)
+            with _dev.activate(self.device):
+                self._in_degree = self.xp.diff(self.colptr).astype(np.int64)
         return self._in_degree
 
     # -------------------------------------------------------------- moving

@@ -87,6 +87,11 @@ def _product(u, A, semiring, mask, complement, accum, out, replace, kernel, tran
     if not isinstance(A, Matrix):
         raise TypeError(f"{name}: A must be a spla.Matrix, got {type(A).__name__}; build one with "
                         "spla.Matrix.from_scipy / from_edges / from_networkx")
+    with _dev.activate(A.device):  # A on "gpu:1" computes there whichever GPU is current
+        return _product_on_device(name, u, A, semiring, mask, complement, accum, out, replace, kernel, transpose)
+
+
+def _product_on_device(name, u, A, semiring, mask, complement, accum, out, replace, kernel, transpose):
     semiring = _sr.get(semiring)
     kernel = normalize_kernel(kernel)
     _dev.check_same_device("u", u, A.device)

@@ -32,7 +32,6 @@ a DEBUG log line saying why.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import weakref
@@ -77,15 +76,13 @@ class Replay:
 
     def __call__(self) -> None:
         self.calls += 1
-        if self.mode == "eager" or self.mode == "warm-up":
-            self.step()
-            if self.mode == "warm-up":
-                self.mode = "record"
-            return
-        cp = _dev.cupy_module()
-        index = _dev.gpu_index(self.device)
-        # entering a Device context costs a few µs: only switch when the step's device is not current
-        with cp.cuda.Device(index) if cp.cuda.runtime.getDevice() != index else contextlib.nullcontext():
+        with _dev.activate(self.device):  # the step's GPU, whichever is current
+            if self.mode == "eager" or self.mode == "warm-up":
+                self.step()
+                if self.mode == "warm-up":
+                    self.mode = "record"
+                return
+            cp = _dev.cupy_module()
             if self.mode == "record":
                 self._record(cp)
                 if self.mode != "graph":  # recording failed: the step ran eagerly instead
