@@ -20,7 +20,6 @@ Entry points (called by ``spla.ops`` / ``spla.bits`` after validation):
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import math
@@ -864,188 +863,187 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         raise KernelUnavailable(f"GPU kernels need int32 or int64 indices, A has {index_dtype}")
     device_id = u.device.id
 
-    # entering a Device context costs a few microseconds per call: only switch when needed
-    with (contextlib.nullcontext() if cp.cuda.runtime.getDevice() == device_id else cp.cuda.Device(device_id)):
-        if not u.flags.c_contiguous:
-            u = cp.ascontiguousarray(u)
-        if out is None:
-            y, flags = cp.empty(out_shape, dtype=dtype), FRESH
-        else:
-            # work on out in place unless it is strided or overlaps an input that the kernel reads
-            aliased = any(x is not None and cp.may_share_memory(out, x) for x in (u, mask))
-            y = out if out.flags.c_contiguous and not aliased else out.copy(order="C")
-            flags = REPLACE if replace else 0
-        if ncols * k == 0:
-            return y if out is None else out
+    # spla.ops runs every product with A's GPU current (spla.device.activate)
+    if not u.flags.c_contiguous:
+        u = cp.ascontiguousarray(u)
+    if out is None:
+        y, flags = cp.empty(out_shape, dtype=dtype), FRESH
+    else:
+        # work on out in place unless it is strided or overlaps an input that the kernel reads
+        aliased = any(x is not None and cp.may_share_memory(out, x) for x in (u, mask))
+        y = out if out.flags.c_contiguous and not aliased else out.copy(order="C")
+        flags = REPLACE if replace else 0
+    if ncols * k == 0:
+        return y if out is None else out
 
-        pattern = A.values is None
-        vals = u if pattern else cp.ascontiguousarray(_values_as(A, dtype))  # u: unused placeholder
-        colptr, rowidx = A.colptr, A.rowidx  # a Matrix's index arrays are contiguous and of one dtype
-        marr, js, cs, mode = _mask_args(cp, mask, complement, ncols, k)
-        if marr is None:
-            marr = u  # unused placeholder pointer
-        funcs = _spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id)
-        i64, i32 = np.int64, np.int32
-        acc = i32(ACCUM_CODES[accum])
-        group = vecsc_group_size(A, k, _resident_blocks(device_id) * BLOCK) if kernel == "veCSC" else 1
-        variant, threads_per_block = "", BLOCK  # the kernel's mode and block, for the DEBUG line
-        tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
-        listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
-            ncols * group, device_id)
+    pattern = A.values is None
+    vals = u if pattern else cp.ascontiguousarray(_values_as(A, dtype))  # u: unused placeholder
+    colptr, rowidx = A.colptr, A.rowidx  # a Matrix's index arrays are contiguous and of one dtype
+    marr, js, cs, mode = _mask_args(cp, mask, complement, ncols, k)
+    if marr is None:
+        marr = u  # unused placeholder pointer
+    funcs = _spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id)
+    i64, i32 = np.int64, np.int32
+    acc = i32(ACCUM_CODES[accum])
+    group = vecsc_group_size(A, k, _resident_blocks(device_id) * BLOCK) if kernel == "veCSC" else 1
+    variant, threads_per_block = "", BLOCK  # the kernel's mode and block, for the DEBUG line
+    tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
+    listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
+        ncols * group, device_id)
+    if listed:
+        skip_empty = _empty_fraction(A, colptr) > WORKLIST_SKIP_EMPTY
+        worklist, count = _mask_worklist(cp, funcs, colptr if skip_empty else None, marr, js, mode, ncols, y, acc,
+                                         flags, index_dtype)
+    else:
+        worklist = count = np.uint64(0)  # null pointers: every column is walked
+    # long-column split (k == 1): needs ADD's atomic on T (every functor has one; checked anyway); the
+    # chunks ADD straight into y when y[j] becomes the result (the main kernel stores the identity
+    # first) or ADD(y[j], result)
+    can_split = k == 1 and _supports_cached("scCOOC", sr, dtype)[0]
+    becomes, adds = _adds_into_y(add, flags, mode, accum, replace)
+    vec4 = i32(1 if VECSC_VEC4 else 0)
+
+    if tiles:
+        split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK)
+        direct = split is not None and can_split and adds
+        chunks = _tile_chunk_mode(split, ncols, direct, can_split)
+        variant = f" (tiles, {chunks} chunks)" if chunks else " (tiles)"
+        R, tile_block = _tile_geometry(ncols, device_id)
+        group_max = _tile_group(cp, A, colptr)
+        ntiles = -(-ncols // (32 * R))
+        threads_per_block = tile_block
+        null = np.uint64(0)
+        items, item_count = [null] * 3, null  # null: no listing
+        chunk_groups, fused_args = 0, (i64(0), i32(1), i64(0)) + (null,) * 9 + (vec4,)
+        if chunks == "fused":
+            ichunks = _tile_chunks(cp, A, colptr, split)
+            per_warp = int(CHUNKS_PER_WARP)
+            chunk_groups = -(-split["nchunks"] // per_warp)
+            # part (nchunks,) T, then done (nmulti,) uint32 zeroed: one allocation, one memset
+            part_bytes = -(-split["nchunks"] * dtype.itemsize // 8) * 8
+            work = cp.empty(part_bytes + 4 * split["nmulti"], dtype=np.uint8)
+            done = null
+            if split["nmulti"]:
+                done = np.uint64(work.data.ptr + part_bytes)
+                cp.cuda.runtime.memsetAsync(int(done), 0, 4 * split["nmulti"], cp.cuda.get_current_stream().ptr)
+            fused_args = (i64(chunk_groups), i32(per_warp), i64(split["nchunks"]), ichunks["chunk_j"],
+                          ichunks["chunk_begin"], ichunks["chunk_end"], ichunks["chunk_col"],
+                          ichunks["chunk_part"], split["col_chunk0"], split["col_slot"],
+                          np.uint64(work.data.ptr), done, vec4)
+        elif chunks == "listed":
+            # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
+            nitems = split["nchunks"]
+            items = [cp.empty(nitems, dtype=np.int64) for _ in range(3)]
+            item_count = cp.zeros(1, dtype=np.uint64)
+        grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
+        # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes (and a
+        # warp per group of long-column chunks first, when fused)
+        funcs["scCSC_tiles_listed" if chunks == "listed" else "scCSC_tiles"](
+            (grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R),
+                                     acc, i32(flags), i64(split["long_len"] if split is not None else 0),
+                                     i32(1 if chunks in ("listed", "static") and direct and becomes else 0),
+                                     *items, item_count, i64(TILE_CHUNK), i32(group_max), *fused_args))
+        if chunks == "listed":
+            # y<mask>[long computed columns] += their chunks (atomic ADD)
+            funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),
+                                   (*items, item_count, rowidx, vals, u, y, vec4))
+        elif chunks == "static":
+            _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
+                               flags, vec4, int(CHUNKS_PER_WARP))
+    elif kernel == "scCSC":
+        threads = ncols * k
+        grid = min(_grid(threads), _resident_blocks(device_id)) if listed else _grid(threads)
+        funcs["scCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode),
+                                            i64(ncols), i64(k), acc, i32(flags), worklist, count))
+    elif kernel == "veCSC" and k == 1:
+        grid = _grid(ncols * group)
         if listed:
-            skip_empty = _empty_fraction(A, colptr) > WORKLIST_SKIP_EMPTY
-            worklist, count = _mask_worklist(cp, funcs, colptr if skip_empty else None, marr, js, mode, ncols, y, acc,
-                                             flags, index_dtype)
+            grid = min(grid, _resident_blocks(device_id))
+        split = _vecsc_long(cp, A, colptr, group) if can_split else None
+        direct = split is not None and adds
+        funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
+                                            i64(ncols), i32(group), acc, i32(flags),
+                                            i64(split["long_len"] if split is not None else 0),
+                                            i32(1 if direct and becomes else 0), vec4, worklist, count))
+        if split is not None:
+            _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
+                               flags, vec4)
+    elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
+        group = _rows_group(k, dtype)
+        # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic
+        # on T and output semantics that ADDs into y give
+        chunk = (_rows_chunk(A, colptr, group, device_id)
+                 if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
+        if chunk is not None:
+            items = _rows_items(cp, A, colptr, chunk)
+            if becomes:
+                y[items["multi_cols"]] = sr.add.identity(dtype)  # their items ADD into it
+            nitems = items["nitems"]
+            grid = max(1, min(-(-nitems // (BLOCK // group)), _resident_blocks(device_id), MAX_BLOCKS))
+            variant = f" (rows, {nitems} items of at most {chunk} entries, longest first)"
+            # Y<mask> = U +.* A, a group of lanes per work item of one column
+            funcs["veCSC_rows_items"]((grid,), (BLOCK,), (
+                items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
+                cp.zeros(1, dtype=np.uint32), rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(k),
+                i32(group), acc, i32(flags)))
         else:
-            worklist = count = np.uint64(0)  # null pointers: every column is walked
-        # long-column split (k == 1): needs ADD's atomic on T (every functor has one; checked anyway); the
-        # chunks ADD straight into y when y[j] becomes the result (the main kernel stores the identity
-        # first) or ADD(y[j], result)
-        can_split = k == 1 and _supports_cached("scCOOC", sr, dtype)[0]
-        becomes, adds = _adds_into_y(add, flags, mode, accum, replace)
-        vec4 = i32(1 if VECSC_VEC4 else 0)
-
-        if tiles:
-            split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK)
-            direct = split is not None and can_split and adds
-            chunks = _tile_chunk_mode(split, ncols, direct, can_split)
-            variant = f" (tiles, {chunks} chunks)" if chunks else " (tiles)"
-            R, tile_block = _tile_geometry(ncols, device_id)
-            group_max = _tile_group(cp, A, colptr)
-            ntiles = -(-ncols // (32 * R))
-            threads_per_block = tile_block
-            null = np.uint64(0)
-            items, item_count = [null] * 3, null  # null: no listing
-            chunk_groups, fused_args = 0, (i64(0), i32(1), i64(0)) + (null,) * 9 + (vec4,)
-            if chunks == "fused":
-                ichunks = _tile_chunks(cp, A, colptr, split)
-                per_warp = int(CHUNKS_PER_WARP)
-                chunk_groups = -(-split["nchunks"] // per_warp)
-                # part (nchunks,) T, then done (nmulti,) uint32 zeroed: one allocation, one memset
-                part_bytes = -(-split["nchunks"] * dtype.itemsize // 8) * 8
-                work = cp.empty(part_bytes + 4 * split["nmulti"], dtype=np.uint8)
-                done = null
-                if split["nmulti"]:
-                    done = np.uint64(work.data.ptr + part_bytes)
-                    cp.cuda.runtime.memsetAsync(int(done), 0, 4 * split["nmulti"], cp.cuda.get_current_stream().ptr)
-                fused_args = (i64(chunk_groups), i32(per_warp), i64(split["nchunks"]), ichunks["chunk_j"],
-                              ichunks["chunk_begin"], ichunks["chunk_end"], ichunks["chunk_col"],
-                              ichunks["chunk_part"], split["col_chunk0"], split["col_slot"],
-                              np.uint64(work.data.ptr), done, vec4)
-            elif chunks == "listed":
-                # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
-                nitems = split["nchunks"]
-                items = [cp.empty(nitems, dtype=np.int64) for _ in range(3)]
-                item_count = cp.zeros(1, dtype=np.uint64)
-            grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
-            # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes (and a
-            # warp per group of long-column chunks first, when fused)
-            funcs["scCSC_tiles_listed" if chunks == "listed" else "scCSC_tiles"](
-                (grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R),
-                                         acc, i32(flags), i64(split["long_len"] if split is not None else 0),
-                                         i32(1 if chunks in ("listed", "static") and direct and becomes else 0),
-                                         *items, item_count, i64(TILE_CHUNK), i32(group_max), *fused_args))
-            if chunks == "listed":
-                # y<mask>[long computed columns] += their chunks (atomic ADD)
-                funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),
-                                       (*items, item_count, rowidx, vals, u, y, vec4))
-            elif chunks == "static":
-                _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
-                                   flags, vec4, int(CHUNKS_PER_WARP))
-        elif kernel == "scCSC":
-            threads = ncols * k
-            grid = min(_grid(threads), _resident_blocks(device_id)) if listed else _grid(threads)
-            funcs["scCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode),
-                                                i64(ncols), i64(k), acc, i32(flags), worklist, count))
-        elif kernel == "veCSC" and k == 1:
             grid = _grid(ncols * group)
-            if listed:
-                grid = min(grid, _resident_blocks(device_id))
-            split = _vecsc_long(cp, A, colptr, group) if can_split else None
-            direct = split is not None and adds
-            funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
-                                                i64(ncols), i32(group), acc, i32(flags),
-                                                i64(split["long_len"] if split is not None else 0),
-                                                i32(1 if direct and becomes else 0), vec4, worklist, count))
+            order = _rows_order(cp, A, colptr)
+            variant = " (rows, longest first)" if order is not None else " (rows)"
+            # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
+            funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
+                (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
+                                    i64(k), i32(group), acc, i32(flags), i64(0), i32(0),
+                                    np.uint64(0) if order is None else order))
+    elif kernel == "veCSC":
+        grid = _grid(ncols * group)
+        funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
+                                                  i32(mode), i64(ncols), i64(k), i32(group), acc,
+                                                  i32(flags)))
+    elif kernel == "scCOOC":  # atomics into a buffer holding the identity, then merge into out if needed
+        nnz = int(A.nnz)
+        t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
+        grid = _grid(nnz * k)
+        if nnz:
+            funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
+                                                 i32(mode), i64(nnz), i64(k)))
+        if merge:
+            _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
+    else:  # push: walk the input side R = A.T, atomics as scCOOC
+        R = A.T
+        nin = int(R.shape[1])
+        t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
+        group = push_group_size(R) if k == 1 else vecsc_group_size(R, k)
+        grid = _grid(nin * group)
+        split = _vecsc_long(cp, R, R.colptr, group, PUSH_LONG, PUSH_CHUNK) if k == 1 else None
+        listed = k == 1 and _use_worklist(nin * group, device_id)
+        if listed:
+            worklist, count = _input_worklist(cp, funcs, u, nin, index_dtype)
+            grid = min(grid, _resident_blocks(device_id))
+        rvals = u if pattern else cp.ascontiguousarray(_values_as(R, dtype))
+        if R.nnz and nin:
+            funcs["push"]((grid,), (BLOCK,), (R.colptr, R.rowidx, rvals, u, t, marr, i64(js), i64(cs), i32(mode),
+                                               i64(nin), i64(k), i32(group),
+                                               i64(split["long_len"] if split is not None else 0),
+                                               worklist, count))
             if split is not None:
-                _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
-                                   flags, vec4)
-        elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
-            group = _rows_group(k, dtype)
-            # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic
-            # on T and output semantics that ADDs into y give
-            chunk = (_rows_chunk(A, colptr, group, device_id)
-                     if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
-            if chunk is not None:
-                items = _rows_items(cp, A, colptr, chunk)
-                if becomes:
-                    y[items["multi_cols"]] = sr.add.identity(dtype)  # their items ADD into it
-                nitems = items["nitems"]
-                grid = max(1, min(-(-nitems // (BLOCK // group)), _resident_blocks(device_id), MAX_BLOCKS))
-                variant = f" (rows, {nitems} items of at most {chunk} entries, longest first)"
-                # Y<mask> = U +.* A, a group of lanes per work item of one column
-                funcs["veCSC_rows_items"]((grid,), (BLOCK,), (
-                    items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
-                    cp.zeros(1, dtype=np.uint32), rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(k),
-                    i32(group), acc, i32(flags)))
-            else:
-                grid = _grid(ncols * group)
-                order = _rows_order(cp, A, colptr)
-                variant = " (rows, longest first)" if order is not None else " (rows)"
-                # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
-                funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
-                    (grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(ncols),
-                                        i64(k), i32(group), acc, i32(flags), i64(0), i32(0),
-                                        np.uint64(0) if order is None else order))
-        elif kernel == "veCSC":
-            grid = _grid(ncols * group)
-            funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
-                                                      i32(mode), i64(ncols), i64(k), i32(group), acc,
-                                                      i32(flags)))
-        elif kernel == "scCOOC":  # atomics into a buffer holding the identity, then merge into out if needed
-            nnz = int(A.nnz)
-            t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
-            grid = _grid(nnz * k)
-            if nnz:
-                funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
-                                                     i32(mode), i64(nnz), i64(k)))
-            if merge:
-                _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
-        else:  # push: walk the input side R = A.T, atomics as scCOOC
-            R = A.T
-            nin = int(R.shape[1])
-            t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
-            group = push_group_size(R) if k == 1 else vecsc_group_size(R, k)
-            grid = _grid(nin * group)
-            split = _vecsc_long(cp, R, R.colptr, group, PUSH_LONG, PUSH_CHUNK) if k == 1 else None
-            listed = k == 1 and _use_worklist(nin * group, device_id)
-            if listed:
-                worklist, count = _input_worklist(cp, funcs, u, nin, index_dtype)
-                grid = min(grid, _resident_blocks(device_id))
-            rvals = u if pattern else cp.ascontiguousarray(_values_as(R, dtype))
-            if R.nnz and nin:
-                funcs["push"]((grid,), (BLOCK,), (R.colptr, R.rowidx, rvals, u, t, marr, i64(js), i64(cs), i32(mode),
-                                                   i64(nin), i64(k), i32(group),
-                                                   i64(split["long_len"] if split is not None else 0),
-                                                   worklist, count))
-                if split is not None:
-                    funcs["push_long_chunks"]((_grid(split["nchunks"] * 32),), (BLOCK,),
-                                              (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
-                                               split["long_cols"], R.rowidx, rvals, u, t, marr, i64(js), i32(mode),
-                                               i64(split["nchunks"])))
-            if merge:
-                _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("gpu vxm: kernel=%s%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
-                      "mask=%s%s accum=%s out=%s replace=%s", kernel, variant, add, mul, " (swapped)" if swap else "",
-                      dtype, index_dtype, "pattern" if pattern else "valued", k, grid, threads_per_block, group,
-                      ("none", "mask", "~mask")[mode],
-                      (" (inputs listed)" if kernel == "push" else " (worklist)") if listed else "", accum, out is not None,
-                      replace)
-        if out is not None and y is not out:
-            out[...] = y
-            return out
-        return y
+                funcs["push_long_chunks"]((_grid(split["nchunks"] * 32),), (BLOCK,),
+                                          (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
+                                           split["long_cols"], R.rowidx, rvals, u, t, marr, i64(js), i32(mode),
+                                           i64(split["nchunks"])))
+        if merge:
+            _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("gpu vxm: kernel=%s%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
+                  "mask=%s%s accum=%s out=%s replace=%s", kernel, variant, add, mul, " (swapped)" if swap else "",
+                  dtype, index_dtype, "pattern" if pattern else "valued", k, grid, threads_per_block, group,
+                  ("none", "mask", "~mask")[mode],
+                  (" (inputs listed)" if kernel == "push" else " (worklist)") if listed else "", accum, out is not None,
+                  replace)
+    if out is not None and y is not out:
+        out[...] = y
+        return out
+    return y
 
 
 # ---------------------------------------------------------------------------------------------
