@@ -338,14 +338,15 @@ def _orientation(S, directed):
 
 
 def _is_symmetric(S) -> bool:
-    """Whether the canonical (sorted, duplicate-free) CSC S equals its transpose, pattern and values:
-    one transpose and three array comparisons, no difference matrix (a NaN is never equal)."""
+    """Whether the canonical (sorted, duplicate-free) CSC S equals its transpose, pattern and values
+    (a bool matrix's values are not compared: it is stored pattern-only): one transpose and three
+    array comparisons, no difference matrix (a NaN is never equal)."""
     if S.shape[0] != S.shape[1]:
         return False
     T = S.T.tocsc()
     T.sort_indices()
     return (np.array_equal(S.indptr, T.indptr) and np.array_equal(S.indices, T.indices)
-            and np.array_equal(S.data, T.data))
+            and (S.dtype == np.bool_ or np.array_equal(S.data, T.data)))  # a bool matrix is a pattern
 
 
 def _symmetrize(S):

@@ -133,6 +133,10 @@ def test_from_scipy_one_way_explicit_zero_is_directed():
     assert_same_matrix(A.T, S.T, pattern=False)
     U = spla.Matrix.from_scipy(S, directed=False, device="cpu")
     assert not U.directed and U.T is U and U.nnz == 2
+    # a bool matrix is a pattern: an explicit False mirrored by a True is still symmetric
+    B = sp.coo_array((np.array([False, True]), (np.array([0, 1]), np.array([1, 0]))), shape=(2, 2)).tocsc()
+    P = spla.Matrix.from_scipy(B, device="cpu")
+    assert P.is_pattern and not P.directed and P.T is P and P.nnz == 2
 
 
 @settings(max_examples=scaled(80), deadline=None)
