@@ -20,13 +20,16 @@ def on_graph_device(fn):
     given, else G's when G is a spla.Matrix, else "auto" (as :func:`as_matrix`), so that a graph
     on "gpu:1" is computed there (its arrays, kernels and recorded steps) whichever device is
     current."""
+    graph_arg = fn.__code__.co_varnames[0]  # the graph may also be passed by name (A=...)
+
     @functools.wraps(fn)
-    def on_device(G, *args, **kwargs):
+    def on_device(*args, **kwargs):
+        G = args[0] if args else kwargs.get(graph_arg)
         device = kwargs.get("device")
         if device is None:
             device = G.device if isinstance(G, spla.Matrix) else "auto"  # as_matrix's default
         with _dev.activate(_dev.resolve(device)):
-            return fn(G, *args, **kwargs)
+            return fn(*args, **kwargs)
     return on_device
 
 

@@ -334,3 +334,23 @@ def test_bits_errors():
 def test_choose_kernel_unknown_semiring(A):
     with pytest.raises(spla.UnknownNameError, match="unknown semiring 'nope'"):
         spla.choose_kernel(A, semiring="nope")
+
+
+# --------------------------------------------------------------------------- algorithms' arguments
+def test_algorithms_take_the_graph_by_name(device):
+    """The device wrapper of every algorithm passes the graph on, positional or as ``A=``."""
+    import algorithms
+
+    A = spla.Matrix.from_networkx(nx.path_graph(6), device=device)
+    calls = [(algorithms.bfs_levels, dict(source=0)), (algorithms.betweenness_centrality, {}),
+             (algorithms.edge_betweenness_centrality, {}), (algorithms.closeness_centrality, {}),
+             (algorithms.harmonic_centrality, {}), (algorithms.sum_of_distances, {}),
+             (algorithms.daccer_volumes, {}), (algorithms.pagerank, {}), (algorithms.degree_centrality, {})]
+    for fn, kw in calls:
+        by_name = fn(A=A, **kw)
+        positional = fn(A, **kw)
+        if sp.issparse(by_name):
+            by_name, positional = by_name.toarray(), positional.toarray()
+        np.testing.assert_array_equal(by_name, positional, err_msg=fn.__name__)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'A'"):
+        algorithms.pagerank()
