@@ -112,12 +112,12 @@ class Matrix:
     def colidx(self):
         """COOC column index of every stored entry (nnz,), built on first use and cached."""
         if self._colidx is None:
-            xp = self.xp
             with _dev.activate(self.device):
-                self._colidx = self._build_colidx(xp)
+                self._colidx = self._build_colidx()
         return self._colidx
 
-    def _build_colidx(self, xp):
+    def _build_colidx(self):
+        xp = self.xp
         if xp is np:
             return np.repeat(np.arange(self.shape[1], dtype=self.colptr.dtype), np.diff(self.colptr).astype(np.int64))
         # colidx[p] = number of column starts colptr[1..ncols-1] at or before p: one mark per start (an

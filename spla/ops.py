@@ -169,5 +169,5 @@ def _check_values_cast(name, A, semiring, dtype, transpose):
         A._cache[key] = bool(xp.all(xp.isfinite(A.values) & inside))
     if not A._cache[key]:
         raise InvalidGraph(f"{name}: A's {A.values.dtype} values include NaN, inf or values outside {dtype}'s "
-                             f"range [{np.iinfo(dtype).min}, {np.iinfo(dtype).max}], which have no {dtype} value; "
-                             f"multiply in a float domain (u.astype(np.float64)) or clean A's values")
+                           f"range [{np.iinfo(dtype).min}, {np.iinfo(dtype).max}], which have no {dtype} value; "
+                           f"multiply in a float domain (u.astype(np.float64)) or clean A's values")
