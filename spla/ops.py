@@ -156,9 +156,11 @@ def _check_values_cast(name, A, semiring, dtype, transpose):
     """Refuse float values that have no value in an integer domain: NaN, +-inf and values whose
     truncation is outside the dtype's range.  C leaves those casts undefined, and NumPy and CUDA
     give different integers for them.  Checked where MUL reads the values, once per (matrix, dtype)."""
+    if A.values is None or A.values.dtype.kind != "f":  # the common case: one attribute test
+        return
     dtype = np.dtype(dtype)
     ignores_a = ("pair", "second" if transpose else "first")  # mxv computes MUL(a, x)
-    if A.values is None or A.values.dtype.kind != "f" or dtype.kind not in "iu" or semiring.mul.name in ignores_a:
+    if dtype.kind not in "iu" or semiring.mul.name in ignores_a:
         return
     key = ("values_cast_ok", dtype.str)
     if key not in A._cache:
