@@ -94,3 +94,21 @@ def test_algorithms_on_gpu1(gpu0_current, directed):
     # a networkx graph with device="gpu:1"
     got = algorithms.betweenness_centrality(G, device="gpu:1")
     assert_equal(got, algorithms.betweenness_centrality(G, device="cpu"), rtol=1e-9, atol=1e-12)
+
+
+def test_fused_function_under_activate(gpu0_current):
+    """A user's fused function on "gpu:1" arrays, wrapped in activate("gpu:1"), runs on GPU 1 and
+    leaves GPU 0 current."""
+    cp = gpu0_current
+    step = spla.fuse(lambda xp: lambda s, f: (s + f, f != 0), name="test_multi_gpu_step")
+    sigma = np.arange(10, dtype=np.float64)
+    frontier = np.array([0, 1] * 5, dtype=np.float64)
+    with cp.cuda.Device(1):
+        sigma1, frontier1 = cp.asarray(sigma), cp.asarray(frontier)
+    with _dev.activate("gpu:1"):
+        got_sigma, got_new = step(sigma1, frontier1)
+    assert got_sigma.device.id == 1 and got_new.device.id == 1
+    assert cp.cuda.runtime.getDevice() == 0
+    want_sigma, want_new = step(sigma, frontier)
+    assert_equal(_dev.to_numpy(got_sigma), want_sigma)
+    assert_equal(_dev.to_numpy(got_new), want_new)
