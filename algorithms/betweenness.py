@@ -85,7 +85,7 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
 
     Parameters
     ----------
-    A : spla.Matrix, SciPy sparse (A[i, j] != 0 is the arc i -> j) or networkx Graph/DiGraph
+    A : spla.Matrix, SciPy sparse (a stored A[i, j], even 0, is the arc i -> j) or networkx Graph/DiGraph
     k : int, optional
         Sample k source vertices: the sources are ``random.Random(seed).sample(range(n), k)``,
         the same vertices networkx's ``seed.sample(list(G.nodes()), k)`` draws (positions in
@@ -93,7 +93,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
     sources : sequence of vertices, optional
         Only paths starting at these sources (indices 0..n-1; nodes for a networkx graph):
         equals ``networkx.betweenness_centrality_subset(G, sources, list(G), normalized=...)``.
-    seed : int, random.Random or None
+    seed : int, random.Random, numpy Generator / RandomState or None
+        As networkx takes it (a NumPy generator is wrapped the way networkx wraps it).
     normalized : bool
         Divide by the number of (s, t) pairs, as networkx.
     endpoints : bool
@@ -136,6 +137,8 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
     -------
     scipy.sparse.csc_array (n, n) float64 with A's pattern: entry (u, v) is the BC of the
     arc u -> v; an undirected edge's value stands on both of its arcs.  Self-loops are 0.
+    A multigraph's parallel edges are one arc here, holding their sum (networkx gives each
+    of the k parallel edges 1/k of it, for unweighted shortest paths).
     """
     src, sampled, n, directed, M = _prepare(A, k, None, seed, device)
     P = pattern_of(M)
@@ -156,6 +159,8 @@ def _prepare(A, k, sources, seed, device):
     if k is not None and sources is not None:
         raise ValueError("give either k (sample sources) or sources (a given subset), not both")
     if sources is not None:
+        if not isinstance(sources, np.ndarray):
+            sources = list(sources)  # an iterator is read once, here
         if nodes is not None:
             index = {v: i for i, v in enumerate(nodes)}
             missing = [s for s in sources if s not in index]
@@ -166,12 +171,28 @@ def _prepare(A, k, sources, seed, device):
     elif k is not None and k != n:
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0 or k > n:
             raise ValueError(f"k must be an integer in 0..n = 0..{n} (sources to sample), got {k!r}")
-        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-        src = np.asarray(rng.sample(range(n), int(k)), dtype=np.int64)
+        src = np.asarray(_python_random(seed).sample(range(n), int(k)), dtype=np.int64)
         sampled = src
     else:
         src = np.arange(n, dtype=np.int64)
     return src, sampled, n, M.directed, M
+
+
+def _python_random(seed):
+    """A ``random.Random`` for ``seed`` as networkx's ``create_py_random_state`` makes it: an int (or
+    None, str, bytes, float) seeds a new one, a ``random.Random`` is used as it is, and a NumPy
+    ``Generator`` / ``RandomState`` is wrapped the way networkx wraps it, so that the sample is
+    networkx's for the same seed object."""
+    if isinstance(seed, random.Random):
+        return seed
+    if isinstance(seed, (np.random.Generator, np.random.RandomState)) or seed is np.random:
+        try:
+            from networkx.utils import create_py_random_state
+        except ImportError:  # without networkx: a Python generator seeded from the NumPy one
+            draw = seed.integers if isinstance(seed, np.random.Generator) else seed.randint
+            return random.Random(int(draw(0, 2**62)))
+        return create_py_random_state(seed)
+    return random.Random(seed)
 
 
 def _is_nx(G) -> bool:

@@ -22,7 +22,7 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
 
     Parameters
     ----------
-    A : spla.Matrix, SciPy sparse (A[i, j] != 0 is the arc i -> j) or networkx graph
+    A : spla.Matrix, SciPy sparse (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
     source : int vertex index (for a networkx graph: a node of G)
 
     Returns

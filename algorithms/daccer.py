@@ -51,7 +51,7 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
 
     Parameters
     ----------
-    A : spla.Matrix, SciPy sparse matrix/array (A[i, j] != 0 is the arc i -> j) or networkx graph
+    A : spla.Matrix, SciPy sparse matrix/array (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
     radius : int >= 0
     device, kernel : where to run, and the GPU product kernel
     progress : callable(done_vertices, n), optional, called after each block (radius >= 2)

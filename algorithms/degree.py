@@ -84,7 +84,7 @@ def degree_centrality(A, *, device=None):
 
     Parameters
     ----------
-    A : spla.Matrix, SciPy sparse matrix/array (A[i, j] != 0 is the arc i -> j) or networkx graph
+    A : spla.Matrix, SciPy sparse matrix/array (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
     device : where to compute
 
     Returns

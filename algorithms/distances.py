@@ -278,7 +278,7 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
 
     Parameters
     ----------
-    A : spla.Matrix, SciPy sparse matrix/array (A[i, j] != 0 is the arc i -> j) or networkx graph
+    A : spla.Matrix, SciPy sparse matrix/array (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
     wf_improved : bool, Wasserman–Faust scaling for disconnected graphs
     device, kernel : where to run, and the GPU product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push")
     progress : callable(done_sources, n), optional, called after each source block

@@ -123,7 +123,9 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     # w = A +.× 1          (out-weight of every vertex)
     w = spla.mxv(M, ones, "plus_times", kernel=kernel)
     is_dangling = w == 0
-    inv_w = xp.where(is_dangling, 0.0, 1.0 / xp.where(is_dangling, 1.0, w))
+    with np.errstate(over="ignore"):  # a subnormal out-weight: refused just below
+        inv_w = xp.where(is_dangling, 0.0, 1.0 / xp.where(is_dangling, 1.0, w))
+    _check_out_weights(w, inv_w, xp)
     dangling_f = is_dangling.astype(np.float64)
     has_dangling = bool(is_dangling.any())
     teleport = (1.0 - alpha) * p
@@ -160,6 +162,17 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
         "(networkx raises PowerIterationFailedConvergence here); raise max_iter or tol")
 
 
+def _check_out_weights(w, inv_w, xp):
+    """Refuse out-weights whose sum overflows float64 or whose reciprocal does (a subnormal sum): the
+    transition probabilities A[i, j] / w(i) would be 0 or inf, and the result would not be a distribution."""
+    bad = xp.isinf(w) | xp.isinf(inv_w)
+    if bool(bad.any()):
+        i = int(xp.flatnonzero(bad)[0])
+        raise spla.InvalidGraph(
+            f"pagerank: vertex {i}'s out-weight {float(w[i]):.6g} has no finite reciprocal in float64 (its weights "
+            "are too large or too small); multiply all weights by one constant, which leaves PageRank unchanged")
+
+
 def _check_weights(M):
     if M.is_pattern or M.nnz == 0:
         return
@@ -188,10 +201,11 @@ def _distribution(v, name, n, nodes, xp):
             keep = idx >= 0  # networkx ignores keys that are not nodes
             idx, vals = idx[keep], vals[keep]
         else:
-            try:
-                idx = np.asarray(keys, dtype=np.int64).reshape(-1)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name}: dict keys must be vertex indices 0..{n - 1} for a matrix input") from None
+            bad = [k for k in keys if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer))]
+            if bad:  # 1.5 or True would silently become vertex 1
+                raise ValueError(f"{name}: dict keys must be vertex indices 0..{n - 1} (integers) for a matrix "
+                                 f"input, got {bad[0]!r}")
+            idx = np.asarray([int(k) for k in keys], dtype=np.int64).reshape(-1)
             if idx.size and (idx.min() < 0 or idx.max() >= n):
                 bad = int(idx.min() if idx.min() < 0 else idx.max())
                 raise ValueError(f"{name}: vertex {bad} is outside 0..{n - 1}")

@@ -14,9 +14,10 @@ Conventions
   so a failure or Ctrl-C never leaves a truncated file or clobbers an existing one.
 * Everything else (graph size, directedness and why, device, kernel and why, timings,
   top-N tables, correlations, progress bars) goes to stderr.
-* Bad input gets one line ``spla: error: ...`` on stderr and exit status 2; Ctrl-C exits
-  with 130; an unexpected failure prints ``spla: internal error: ...`` and exits 1
-  (``SPLA_DEBUG=1`` shows its traceback).
+* Bad input gets one line ``spla: error: ...`` on stderr and exit status 2; PageRank that
+  does not converge within ``--max-iter`` exits 3; Ctrl-C exits with 130; an unexpected
+  failure prints ``spla: internal error: ...`` and exits 1 (``SPLA_DEBUG=1`` shows its
+  traceback).
 * Self-loops are dropped before computing (networkx's betweenness ignores them too) and
   their number is reported.  Edge weights are used by pagerank only (they must then be
   finite and non-negative); the other measures are unweighted in spla.
@@ -38,12 +39,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SplaError
+from .errors import ConvergenceError, SplaError
 from .io import GraphFormatError, check_weights, read_graph
 
 __all__ = ["main", "MEASURES", "bundled_graph", "estimate_device_memory", "ProgressBar"]
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_NOT_CONVERGED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 #: the graph used when no GRAPH is given (in the installed package's data/ folder)
 BUNDLED_FILE = "power.graph.gz"
@@ -434,6 +435,10 @@ def cmd_centrality(args) -> int:
         raise UsageError(f"--samples must be >= 1, got {args.samples}")
     if not (0.0 < args.alpha < 1.0) or math.isnan(args.alpha):
         raise UsageError(f"--alpha must be in (0, 1), got {args.alpha}")
+    if args.max_iter < 1:
+        raise UsageError(f"--max-iter must be >= 1, got {args.max_iter}")
+    if not args.tol > 0 or math.isinf(args.tol):
+        raise UsageError(f"--tol must be a positive number, got {args.tol}")
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
     _check_output_path(args.out)
@@ -453,7 +458,8 @@ def cmd_centrality(args) -> int:
                                        f"the weights)") from None
         if others:
             say(f"note        the file has edge weights; {', '.join(others)} "
-                f"{'is' if len(others) == 1 else 'are'} unweighted in spla and ignore them")
+                f"{'is unweighted in spla and ignores' if len(others) == 1 else 'are unweighted in spla and ignore'}"
+                " them")
 
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
     Aw = g.to_matrix(device=A.device, drop_self_loops=True, weighted=True) \
@@ -484,7 +490,7 @@ def cmd_centrality(args) -> int:
         elif key == "closeness":
             kw.update(wf_improved=True)
         elif key == "pagerank":
-            kw.update(alpha=args.alpha)
+            kw.update(alpha=args.alpha, max_iter=args.max_iter, tol=args.tol)
         elif key == "daccer":
             kw.update(radius=args.radius)
         elif key == "degree":
@@ -631,6 +637,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="betweenness from K sampled sources (default: exact, all sources)")
     c.add_argument("--seed", type=int, default=None, metavar="S", help="random seed for --samples")
     c.add_argument("--alpha", type=float, default=0.85, metavar="A", help="PageRank damping (default 0.85)")
+    c.add_argument("--max-iter", type=int, default=100, metavar="N",
+                   help="PageRank's power iterations before it gives up (default 100, as networkx)")
+    c.add_argument("--tol", type=float, default=1e-6, metavar="T",
+                   help="PageRank stops when the change sum is below n*T (default 1e-6, as networkx)")
     c.add_argument("--kernel", type=_kernel, default="auto", metavar="{auto,scCSC,veCSC,scCOOC,push}",
                    help="GPU product kernel (default auto: chosen from the scale-free metric, and push or pull per BFS level)")
     c.add_argument("--out", default=None, metavar="FILE",
@@ -674,6 +684,11 @@ def main(argv=None) -> int:
         hint = f" (see 'spla {command} --help')" if command and "--" in str(e) else ""
         _error(f"{e}{hint}")
         return EXIT_USAGE
+    except ConvergenceError as e:
+        if debug:
+            raise
+        _error(f"{e} (spla centrality: --max-iter N, --tol T)")
+        return EXIT_NOT_CONVERGED
     except (GraphFormatError, SplaError, ValueError) as e:
         if debug:
             raise

@@ -19,15 +19,17 @@ bytes, whatever its name):
 * **Edge lists** (``.txt .tsv .csv .edges .el .edgelist .dat``), as SNAP, KONECT and CSV
   exports have them: fields separated by whitespace, tabs or commas; ``#`` and ``%``
   start comments (whole lines or the rest of a line); CRLF line ends; an optional header
-  row; an optional numeric weight in the 3rd field (a non-numeric 3rd field, such as the
-  ``{}`` networkx writes, is ignored, as are 4th and later fields).  Vertex labels are
-  arbitrary: when every label is an integer of at most 18 digits they are compacted in
+  row; an optional numeric weight in the 3rd field, on every row or on none (a non-numeric
+  3rd field, such as the ``{}`` networkx writes, is ignored, as are 4th and later fields).
+  Vertex labels are arbitrary: when every label is an integer of at most 18 digits
+  (``7``, not ``7.0``) they are compacted in
   increasing numeric order, otherwise they are strings compacted in order of first
   appearance (reading the file row by row, source before target).  CSV fields in double
   quotes (``"New York",Boston``) are parsed with the :mod:`csv` module.  A header row is
   recognised when its first two fields are not integers but the following rows' are,
   or, for string labels, when the fields are column names such as ``source,target``,
-  ``from,to``, ``id_1,id_2`` or ``node_1,node_2``; pass ``header=True``/``False`` to
+  ``from,to``, ``id_1,id_2`` or ``node_1,node_2`` that are not vertex labels further down
+  (``u v`` followed by ``v w`` is an edge); pass ``header=True``/``False`` to
   decide yourself.  An edge list is directed unless ``directed=False``.
 * **METIS** (``.graph .metis``): first line ``n m [fmt [ncon]]``; line i+1 lists the
   1-based neighbours of vertex i (an empty line is an isolated vertex); ``%`` lines are
@@ -852,7 +854,12 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
         raise GraphFormatError(f"{tok.where(line)}: expected a weight in field 3 (line {int(rows[0]) + 1} "
                                f"has one), found only 2 fields: {_snippet(tok.line_text(line))}")
     if has3.any() and not weighted:
-        t = int(first_tok[np.flatnonzero(has3)[0]]) + 2
+        i = int(np.flatnonzero(has3)[0])
+        t = int(first_tok[i]) + 2
+        if not has3[0] and _is_number(tok.token(t)):
+            line = int(rows[i])
+            raise GraphFormatError(f"{tok.where(line)}: a weight in field 3, but line {int(rows[0]) + 1} has none; "
+                                   f"give every edge a weight, or none: {_snippet(tok.line_text(line))}")
         notes.append(f"ignored the non-numeric 3rd field (e.g. {tok.token(t)!r}) and any later fields")
     elif (nfields > 3).any():
         notes.append("ignored fields after the 3rd")
@@ -874,16 +881,6 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
             vals = vals.reshape(m, width)
             w = vals[:, 2].astype(np.float64) if weighted else None
             return _compact_int(vals[:, 0], vals[:, 1], w, path, is_directed, reason, lines, notes)
-        if weighted:
-            vals = tok.parse(data, np.float64)
-            if vals is not None:
-                vals = vals.reshape(m, 3)
-                # labels that are integral numbers below 2**53 are exact in float64 (a label
-                # written "7.0" is then read as 7)
-                lab = vals[:, :2]
-                if np.abs(lab).max(initial=0) < 2.0 ** 53 and bool(np.all(lab == np.floor(lab))):
-                    return _compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
-                                        np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
 
     # column by column
     w = None
@@ -933,7 +930,13 @@ def _detect_header(tok, first_tok, nfields) -> bool:
     sample = range(1, min(first_tok.size, _HEADER_SAMPLE + 1))
     if len(sample) and all(len(f) == 2 and all(_intish(x) for x in f) for f in map(fields, sample)):
         return True
-    return _looks_like_header(row0)
+    if not _looks_like_header(row0):
+        return False
+    # column names that are also vertex labels further down ("u v", then "v w") are the first edge
+    rest = first_tok[1:][nfields[1:] >= 2]
+    labels = tok.strings(np.concatenate([rest, rest + 1]))
+    return not np.isin(np.array([f.encode() for f in row0], dtype=labels.dtype if labels.size else "S1"),
+                       labels).any()
 
 
 def _quotes_in_rows(tok: _Tokens, rows) -> bool:
@@ -1021,8 +1024,8 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
             header = False
         elif len(rows) > 1 and all(len(r) >= 2 and intish(r[0]) and intish(r[1]) for r in rows[1:]):
             header = True
-        else:
-            header = _looks_like_header(r0)
+        else:  # column names, unless they are also vertex labels further down
+            header = _looks_like_header(r0) and not ({r0[0], r0[1]} & {f for r in rows[1:] for f in r[:2]})
     if header:
         notes.append(f"skipped the header row (line {where[0]}): {_snippet(','.join(rows[0]))}")
         rows, where = rows[1:], where[1:]
@@ -1048,6 +1051,10 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
                                        f"number, as on line {where[0]})") from None
         w = np.array(wl, dtype=np.float64)
     elif any(len(r) >= 3 for r in rows):
+        i = next(i for i, r in enumerate(rows) if len(r) >= 3)
+        if len(rows[0]) < 3 and _is_number(rows[i][2]):
+            raise GraphFormatError(f"{path}:{where[i]}: a weight in field 3, but line {where[0]} has none; "
+                                   "give every edge a weight, or none")
         notes.append("ignored the non-numeric 3rd field and any later fields")
     lines = np.array(where, dtype=np.int64)
     if all(intish(r[0]) and intish(r[1]) for r in rows):

@@ -21,11 +21,13 @@ A directed graph's products in both directions (``vxm`` pulls over in-neighbours
 ``mxv`` over out-neighbours) need the transpose: ``A.T`` is built once and cached
 (another n + 1 + m words).  An undirected graph is symmetric, so ``A.T is A``.
 
-Entry A[i, j] != 0 is the arc i -> j (row = tail, column = head), as in networkx's
-``to_scipy_sparse_array``.
+A stored entry A[i, j] (an explicitly stored zero too) is the arc i -> j (row = tail, column =
+head), as in networkx's ``to_scipy_sparse_array`` and ``from_scipy_sparse_array``.
 """
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,6 +41,32 @@ INT32_MAX = np.iinfo(np.int32).max
 def index_dtype(nnz: int, *dims: int):
     """int32 when every index and offset fits, else int64."""
     return np.dtype(np.int32) if max([nnz, *dims], default=0) < INT32_MAX else np.dtype(np.int64)
+
+
+def _check_directed(directed):
+    """``directed`` must be True, False or None (a string such as "no" would read as True)."""
+    if directed is not None and not isinstance(directed, (bool, np.bool_)):
+        raise TypeError(f"directed must be True, False or None, got {directed!r}")
+
+
+def _check_value_dtype(dtype, what="values"):
+    """Matrix values must be bool, integer or float of at most 8 bytes: the dtypes both backends
+    compute in (complex has no semiring; longdouble has no GPU type and would lose digits in a cast)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "biuf" or dtype.itemsize > 8:
+        raise DomainMismatch(f"{what} of dtype {dtype} are not supported; use bool, integer or float values "
+                             "of at most 64 bits (e.g. values.astype(np.float64))")
+
+
+def _vertex_count(n):
+    """``n`` as a non-negative Python int, or a TypeError/InvalidGraph naming it."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"n must be an integer number of vertices, got {n!r}") from None
+    if n < 0:
+        raise InvalidGraph(f"n must be >= 0, got {n}")
+    return n
 
 
 class Matrix:
@@ -210,19 +238,34 @@ class Matrix:
         ``directed`` as in :meth:`from_scipy` (its default here is True): None decides by symmetry,
         False checks that the matrix is symmetric and otherwise symmetrises it.
         """
+        _check_directed(directed)
+        device = _dev.resolve(device)
         colptr = np.asarray(_dev.to_numpy(colptr))
         rowidx = np.asarray(_dev.to_numpy(rowidx))
         vals = None if values is None else np.asarray(_dev.to_numpy(values))
-        shape = (int(shape[0]), int(shape[1]))
+        shape = (_vertex_count(shape[0]), _vertex_count(shape[1]))
+        for what, arr in (("colptr", colptr), ("rowidx", rowidx)):
+            if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+                raise InvalidGraph(f"{what} must be a 1-D integer array, got dtype {arr.dtype} and shape {arr.shape}")
         if colptr.shape != (shape[1] + 1,) or colptr[0] != 0 or colptr[-1] != rowidx.shape[0] or \
                 (shape[1] and np.any(np.diff(colptr) < 0)):
-            raise InvalidGraph(f"colptr must be non-decreasing, length ncols+1 = {shape[1] + 1}, from 0 to nnz")
+            raise InvalidGraph(f"colptr must be non-decreasing, length ncols+1 = {shape[1] + 1}, from 0 to "
+                               f"nnz = len(rowidx) = {rowidx.shape[0]}")
+        if rowidx.size and (rowidx.min() < 0 or rowidx.max() >= shape[0]):
+            bad = rowidx.min() if rowidx.min() < 0 else rowidx.max()
+            raise InvalidGraph(f"row index {int(bad)} is outside 0..{shape[0] - 1} (nrows={shape[0]}); "
+                               "fix rowidx or pass a larger shape")
+        if vals is not None:
+            _check_value_dtype(vals.dtype)
+            if vals.shape != rowidx.shape:
+                raise InvalidGraph(f"values must have one entry per stored entry ({rowidx.shape[0]}), "
+                                   f"got shape {vals.shape}")
         data = np.ones(rowidx.shape[0], dtype=np.bool_) if vals is None else vals
         S = sp.csc_array((data, rowidx, colptr), shape=shape)
         S.sum_duplicates()
         S.sort_indices()
         S, directed, symmetric = _orientation(S, directed)
-        return cls._from_sorted_csc(S, pattern=vals is None, directed=directed, device=_dev.resolve(device),
+        return cls._from_sorted_csc(S, pattern=vals is None, directed=directed, device=device,
                                     symmetric=symmetric)
 
     @classmethod
@@ -233,56 +276,65 @@ class Matrix:
         is an undirected graph, anything else directed.  ``directed=False`` on an
         unsymmetric matrix symmetrises it (pattern union, an entry stored one way is
         mirrored; conflicting values in the two directions raise InvalidGraph).  Entries that are
-        explicitly stored zeros are kept as arcs.  Boolean matrices, and matrices whose
-        stored values are all 1, are stored pattern-only.
+        explicitly stored zeros are kept as arcs.  Matrices whose stored values are all 1
+        (True) are stored pattern-only; a bool matrix with a stored False keeps its values.
         """
+        _check_directed(directed)
+        device = _dev.resolve(device)
         if not sp.issparse(S):
             S = np.asarray(S)
             if S.ndim != 2:
                 raise InvalidGraph(f"expected a 2-D matrix, got an array of shape {S.shape}")
             S = sp.csc_array(S)
         S = sp.csc_array(S, copy=True)
-        if S.dtype.kind not in "biuf":
-            raise DomainMismatch(f"matrix dtype {S.dtype} is not supported; use bool, integer or float values")
+        _check_value_dtype(S.dtype, "matrix values")
         S.sum_duplicates()
         S.sort_indices()
         S, directed, symmetric = _orientation(S, directed)
-        pattern = S.dtype == np.bool_ or (S.nnz > 0 and bool(np.all(S.data == 1))) or S.nnz == 0
-        return cls._from_sorted_csc(S, pattern=pattern, directed=directed, device=_dev.resolve(device),
-                                    symmetric=symmetric)
+        pattern = S.nnz == 0 or bool(np.all(S.data == 1))
+        return cls._from_sorted_csc(S, pattern=pattern, directed=directed, device=device, symmetric=symmetric)
 
     @classmethod
     def from_edges(cls, src, dst, n=None, values=None, directed=False, device="auto"):
         """From arc lists ``src[e] -> dst[e]`` (integer arrays of the same length).
 
-        ``n`` defaults to max(src, dst) + 1.  Duplicate arcs are merged (their values
-        summed, as networkx's ``to_scipy_sparse_array`` of a multigraph does); self-loops
-        are kept.  ``directed=False`` adds every reverse arc (an undirected edge listed
-        in both directions, or twice, is still one edge).  ``values=None`` gives a
-        pattern-only matrix.
+        ``n`` defaults to max(src, dst) + 1.  Self-loops are kept.  Duplicate arcs are merged,
+        their values summed, as networkx's ``to_scipy_sparse_array`` of a multigraph does.
+
+        ``directed=False`` (the default) reads every listed pair as an undirected edge and adds
+        its reverse arc.  The pattern does not depend on how often or in which direction an
+        edge is listed, but with ``values`` every listing is one parallel edge of a multigraph
+        and counts: ``(0, 1, w)`` and ``(1, 0, w)`` give the edge the weight 2w, a self-loop
+        listed once keeps w.  The COO triplets of a symmetric matrix list each edge twice, so
+        build such a matrix with :meth:`from_scipy` instead.  ``directed=True`` keeps the arcs
+        as listed; ``directed=None`` keeps them and calls the graph undirected when the arc
+        list is symmetric (pattern and values), as :meth:`from_scipy` does.  ``values=None``
+        gives a pattern-only matrix.
         """
+        _check_directed(directed)
+        device = _dev.resolve(device)
         src = np.asarray(_dev.to_numpy(src))
         dst = np.asarray(_dev.to_numpy(dst))
         if src.shape != dst.shape or src.ndim != 1:
             raise InvalidGraph(f"src and dst must be 1-D arrays of the same length, got shapes {src.shape} and {dst.shape}")
         if src.size and (src.dtype.kind not in "iu" or dst.dtype.kind not in "iu"):
             raise DomainMismatch(f"src and dst must be integer arrays, got {src.dtype} and {dst.dtype}")
-        src = src.astype(np.int64, copy=False)
-        dst = dst.astype(np.int64, copy=False)
-        hi = int(max(src.max(initial=-1), dst.max(initial=-1)))
-        lo = int(min(src.min(initial=0), dst.min(initial=0)))
-        if n is None:
-            n = hi + 1
-        n = int(n)
+        # Python ints, so that a uint64 id beyond int64 is reported as it is
+        hi = max(int(src.max()), int(dst.max())) if src.size else -1
+        lo = min(int(src.min()), int(dst.min()), 0) if src.size else 0
+        n = hi + 1 if n is None else _vertex_count(n)
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
             raise InvalidGraph(f"vertex id {bad} is outside 0..{n - 1} (n={n}); pass a larger n or fix the edge list")
+        src = src.astype(np.int64, copy=False)
+        dst = dst.astype(np.int64, copy=False)
         if values is not None:
             values = np.asarray(_dev.to_numpy(values))
+            _check_value_dtype(values.dtype)
             if values.shape != src.shape:
                 raise InvalidGraph(f"values must have one entry per edge ({src.shape[0]}), got shape {values.shape}")
-        if not directed:
-            # undirected: each unordered pair once, then mirrored
+        if directed is not None and not directed:
+            # undirected: every listed pair and its mirror (a self-loop once)
             loop = src == dst
             a = np.concatenate([src, dst[~loop]])
             b = np.concatenate([dst, src[~loop]])
@@ -295,30 +347,65 @@ class Matrix:
         else:
             S.sum_duplicates()
         S.sort_indices()
-        return cls._from_sorted_csc(S, pattern=values is None, directed=bool(directed),
-                                    device=_dev.resolve(device), symmetric=not directed)
+        if directed is None:
+            S, directed, symmetric = _orientation(S, None)
+        else:
+            directed, symmetric = bool(directed), not directed
+        return cls._from_sorted_csc(S, pattern=values is None, directed=directed, device=device,
+                                    symmetric=symmetric)
 
     @classmethod
     def from_networkx(cls, G, weight=None, device="auto"):
-        """From a networkx Graph/DiGraph (node order = ``list(G)``).
+        """From a networkx Graph/DiGraph/MultiGraph/MultiDiGraph (node order = ``list(G)``).
 
         ``weight=None`` gives the pattern (unweighted) graph; a string names the edge
-        attribute to store (missing attributes count 1, as networkx does).  Parallel
-        edges of a multigraph are merged (weights summed).
+        attribute to store (missing attributes count 1, as networkx does), in the dtype NumPy
+        gives the weights (int64 weights stay exact).  Parallel edges of a multigraph are
+        merged (weights summed, as ``networkx.to_scipy_sparse_array`` does).  Weights that
+        are all 1 give a pattern-only matrix.
         """
         import networkx as nx
 
+        if not isinstance(G, nx.Graph):
+            raise TypeError(f"G must be a networkx graph, got {type(G).__name__}; build a matrix's graph "
+                            "with Matrix.from_scipy, or an edge list's with Matrix.from_edges")
+        device = _dev.resolve(device)
         nodes = list(G)
-        if not nodes:
-            S = sp.csc_array((0, 0), dtype=np.bool_)
-        elif weight is None:
-            S = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=None, format="csc", dtype=np.float64)
-            S.data[:] = 1.0
-            S = S.astype(np.bool_)
+        index = {v: i for i, v in enumerate(nodes)}
+        if weight is None:
+            arcs = [(index[a], index[b]) for a, b in G.edges()]
+            values = None
         else:
-            S = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, format="csc", dtype=np.float64)
-        directed = G.is_directed()
-        return cls.from_scipy(S, directed=directed, device=device)
+            arcs, weights = [], []
+            for a, b, w in G.edges(data=weight, default=1):
+                arcs.append((index[a], index[b]))
+                weights.append(w)
+            values = _edge_weights(G, weight, weights) if weights else None
+        ends = np.array(arcs, dtype=np.int64).reshape(-1, 2)
+        # an undirected graph lists each edge once: from_edges mirrors it (a self-loop once)
+        M = cls.from_edges(ends[:, 0], ends[:, 1], n=len(nodes), values=values, directed=G.is_directed(),
+                           device="cpu")
+        if M.values is not None and bool(np.all(M.values == 1)):
+            M = M.pattern()
+        return M.to(device)
+
+
+def _edge_weights(G, weight, weights):
+    """The edge weights as a NumPy array of bool, integer or float, or InvalidGraph naming the first
+    edge whose weight is not a real number."""
+    try:
+        values = np.array(weights)
+    except (TypeError, ValueError, OverflowError):
+        values = np.array(weights, dtype=object)
+    if values.ndim == 1 and values.dtype.kind in "biuf" and values.dtype.itemsize <= 8:
+        return values
+    for a, b, w in G.edges(data=weight, default=1):
+        if not isinstance(w, (bool, int, float, np.bool_, np.integer, np.floating)) or \
+                (isinstance(w, int) and not -2**63 <= w < 2**64):
+            raise InvalidGraph(f"edge {a!r} - {b!r} has {weight}={w!r} ({type(w).__name__}); edge weights must "
+                               "be numbers (bool, int within 64 bits, float)")
+    _check_value_dtype(values.dtype, "edge weights")  # e.g. a mix of huge ints and negatives
+    return values
 
 
 def _orientation(S, directed):
@@ -337,16 +424,24 @@ def _orientation(S, directed):
     return S, False, True
 
 
+def _same_values(a, b):
+    """Elementwise: a[i] and b[i] are the same stored value (NaN is the same as NaN: a weight
+    of NaN stored both ways is a symmetric entry, whatever the products then make of it)."""
+    same = a == b
+    if a.dtype.kind == "f":
+        same |= np.isnan(a) & np.isnan(b)
+    return same
+
+
 def _is_symmetric(S) -> bool:
-    """Whether the canonical (sorted, duplicate-free) CSC S equals its transpose, pattern and values
-    (a bool matrix's values are not compared: it is stored pattern-only): one transpose and three
-    array comparisons, no difference matrix (a NaN is never equal)."""
+    """Whether the canonical (sorted, duplicate-free) CSC S equals its transpose, pattern and values:
+    one transpose and three array comparisons, no difference matrix."""
     if S.shape[0] != S.shape[1]:
         return False
     T = S.T.tocsc()
     T.sort_indices()
     return (np.array_equal(S.indptr, T.indptr) and np.array_equal(S.indices, T.indices)
-            and (S.dtype == np.bool_ or np.array_equal(S.data, T.data)))  # a bool matrix is a pattern
+            and bool(np.all(_same_values(S.data, T.data))))
 
 
 def _symmetrize(S):
@@ -354,8 +449,7 @@ def _symmetrize(S):
 
     An entry stored in one direction only is mirrored with its value, explicitly stored zeros
     included (they are arcs).  Where both directions are stored with different values there is
-    no right answer to choose silently: InvalidGraph.  A bool matrix is a pattern: its values
-    are not compared.
+    no right answer to choose silently: InvalidGraph.
     """
     T = S.T.tocsc()
     T.sort_indices()
@@ -370,7 +464,7 @@ def _symmetrize(S):
     order = np.argsort(key, kind="stable")
     key, data = key[order], data[order]
     twice = np.flatnonzero(key[1:] == key[:-1])
-    if S.dtype != np.bool_ and twice.size and np.any(data[twice] != data[twice + 1]):
+    if twice.size and not np.all(_same_values(data[twice], data[twice + 1])):
         raise InvalidGraph("directed=False, but the matrix stores (i, j) and (j, i) with different values; "
                            "symmetrise it yourself (e.g. S.maximum(S.T) or S + S.T) or pass directed=True")
     first = np.ones(key.shape[0], dtype=bool)

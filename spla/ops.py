@@ -101,8 +101,13 @@ def _product_on_device(name, u, A, semiring, mask, complement, accum, out, repla
     if u.shape[0] != n_in:
         raise DimensionMismatch(f"{name}: u has {u.shape[0]} rows but A of shape {A.shape} needs {n_in}")
     if np.dtype(u.dtype) not in semiring.dtypes:
+        hint = ("" if u.dtype.isnative else
+                f" (u is {u.dtype.str}, not native byte order: use u.astype(u.dtype.newbyteorder('=')))")
         raise DomainMismatch(f"{name}: semiring {semiring.name} is not defined on dtype {u.dtype}; "
-                             f"it accepts {', '.join(str(d) for d in semiring.dtypes)}")
+                             f"it accepts {', '.join(str(d) for d in semiring.dtypes)}{hint}")
+    for flag, value in (("complement", complement), ("replace", replace)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name}: {flag} must be True or False, got {value!r}")
     _check_values_cast(name, A, semiring, u.dtype, transpose)
     xp = A.xp
     if not u.flags.c_contiguous:
@@ -134,6 +139,8 @@ def _product_on_device(name, u, A, semiring, mask, complement, accum, out, repla
             raise DomainMismatch(f"{name}: out has dtype {out.dtype} but the result has u's dtype {u.dtype}")
         if not out.flags.c_contiguous:
             raise ValueError(f"{name}: out must be C-contiguous")
+        if not getattr(out.flags, "writeable", True):
+            raise ValueError(f"{name}: out is read-only; pass a writeable array (out.copy())")
     M = A.T if transpose else A
     backend = _backend(A.device)
     k = 1 if u.ndim == 1 else u.shape[1]
@@ -153,23 +160,31 @@ def _product_on_device(name, u, A, semiring, mask, complement, accum, out, repla
 
 
 def _check_values_cast(name, A, semiring, dtype, transpose):
-    """Refuse float values that have no value in an integer domain: NaN, +-inf and values whose
-    truncation is outside the dtype's range.  C leaves those casts undefined, and NumPy and CUDA
-    give different integers for them.  Checked where MUL reads the values, once per (matrix, dtype)."""
-    if A.values is None or A.values.dtype.kind != "f":  # the common case: one attribute test
+    """Refuse matrix values that have no value in an integer domain: NaN, +-inf, and values (float
+    after truncation, or integer) outside the dtype's range.  C leaves the float casts undefined,
+    NumPy and CUDA give different integers for them, and an integer cast would wrap silently (2**32 + 5
+    into int32 is 5).  Checked where MUL reads the values, once per (matrix, dtype)."""
+    values = A.values
+    if values is None or values.dtype.kind not in "fiu":  # a pattern or bool matrix: one attribute test
         return
     dtype = np.dtype(dtype)
     ignores_a = ("pair", "second" if transpose else "first")  # mxv computes MUL(a, x)
     if dtype.kind not in "iu" or semiring.mul.name in ignores_a:
         return
+    if values.dtype.kind in "iu" and np.can_cast(values.dtype, dtype, "safe"):
+        return
     key = ("values_cast_ok", dtype.str)
     if key not in A._cache:
         xp = A.xp
-        whole = xp.trunc(A.values)
-        # exact bounds: the dtype's minimum and its maximum + 1 are 0 or powers of two
-        inside = (whole >= float(np.iinfo(dtype).min)) & (whole < float(int(np.iinfo(dtype).max) + 1))
-        A._cache[key] = bool(xp.all(xp.isfinite(A.values) & inside))
+        lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+        if values.dtype.kind == "f":
+            whole = xp.trunc(values)
+            # exact bounds: the dtype's minimum and its maximum + 1 are 0 or powers of two
+            A._cache[key] = bool(xp.all(xp.isfinite(values) & (whole >= float(lo)) & (whole < float(int(hi) + 1))))
+        else:
+            A._cache[key] = not values.size or (int(values.min()) >= lo and int(values.max()) <= hi)
     if not A._cache[key]:
-        raise InvalidGraph(f"{name}: A's {A.values.dtype} values include NaN, inf or values outside {dtype}'s "
+        what = "NaN, inf or values" if values.dtype.kind == "f" else "values"
+        raise InvalidGraph(f"{name}: A's {values.dtype} values include {what} outside {dtype}'s "
                            f"range [{np.iinfo(dtype).min}, {np.iinfo(dtype).max}], which have no {dtype} value; "
-                           f"multiply in a float domain (u.astype(np.float64)) or clean A's values")
+                           f"multiply in a wider domain (u.astype(np.int64) or np.float64) or clean A's values")

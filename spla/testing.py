@@ -520,10 +520,15 @@ def _values(rng, size, dtype, lo=None, hi=None):
     raise ValueError(f"unsupported dtype {dtype}")
 
 
-def _sprinkle_specials(rng, x, fraction):
-    """Set about ``fraction`` of the float array x's entries to NaN, +inf, -inf or -0.0, in place."""
+def _sprinkle_specials(rng, x, fraction, beyond_float32=False):
+    """Set about ``fraction`` of the float array x's entries to NaN, +inf, -inf or -0.0, in place;
+    ``beyond_float32`` (float64 x) adds +-1e300, finite here and infinite once cast to float32, and half of
+    the time sprinkles only those (a float64 array without NaN or inf that has infinities in float32)."""
     at = rng.random(x.shape) < fraction
-    x[at] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], dtype=x.dtype), size=int(at.sum()))
+    specials = [np.nan, np.inf, -np.inf, -0.0]
+    if beyond_float32:
+        specials = [1e300, -1e300] + (specials if rng.random() < 0.5 else [])
+    x[at] = rng.choice(np.array(specials, dtype=x.dtype), size=int(at.sum()))
 
 
 def _value_range(dtype, lo, hi):
@@ -613,7 +618,8 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
       -- the columns a GPU kernel spreads over a warp's lanes.  It needs ``max_rows`` >= 35
       and at least one column.  None: hypothesis decides.
 
-    ``specials=True``: with a float dtype, some stored values are NaN, +inf, -inf or -0.0.
+    ``specials=True``: with a float dtype, some stored values are NaN, +inf, -inf or -0.0;
+    ``specials="float32"`` also +-1e300 in float64 values (infinite once cast to float32).
 
     ``device``: where the matrix lives ("cpu", "gpu:0", ...; default "cpu").
     """
@@ -728,7 +734,8 @@ def _random_matrix(seed, nrows, ncols, density, *, directed, dtype, self_loops, 
     rows, cols = key // max(ncols, 1), key % max(ncols, 1)
     values = None if dtype is None else _values(rng, rows.shape[0], dtype, lo, hi)
     if specials and values is not None and values.dtype.kind == "f":
-        _sprinkle_specials(rng, values, rng.choice([0.1, 0.3]))
+        _sprinkle_specials(rng, values, rng.choice([0.1, 0.3]),
+                           beyond_float32=specials == "float32" and values.dtype == np.float64)
     if not directed:
         return Matrix.from_edges(rows, cols, n=nrows, values=values, directed=False, device=device)
     import scipy.sparse as sp
@@ -972,8 +979,9 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
         mdt = {"pattern": None, "same": dt, "float64": np.dtype(np.float64), "int64": np.dtype(np.int64),
                "bool": np.dtype(np.bool_)}[kind]
         lo = 0 if dt.kind == "u" else None  # no negative values cast to unsigned
+        # float64 values used in float32: some that only the cast makes infinite
         common = dict(pattern=mdt is None, dtype=mdt, min_value=lo, device=device,
-                      specials=specials and dt.kind == "f")
+                      specials=specials and dt.kind == "f" and ("float32" if dt == np.float32 else True))
         if heavy:
             M = draw(matrices(HEAVY + 1, VERY_HEAVY + 76, 1, 6, heavy_columns=True, directed=True,
                               density=st.integers(0, 5).map(lambda p: p / 100), **common))

@@ -89,6 +89,33 @@ def test_sampled_sources_match_networkx(G, data):
     np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12, equal_nan=True)
 
 
+@pytest.mark.parametrize("make_seed", [lambda: np.random.RandomState(7), lambda: np.random.default_rng(7)],
+                         ids=["RandomState", "Generator"])
+def test_numpy_seeds_sample_what_networkx_samples(make_seed):
+    """A NumPy RandomState / Generator as seed, as networkx takes it: the same sources for the same seed."""
+    G = nx.gnp_random_graph(30, 0.15, seed=4, directed=True)
+    ref = as_array(nx.betweenness_centrality(G, k=6, seed=make_seed()), G)
+    got = betweenness_centrality(G, k=6, seed=make_seed(), device="cpu")
+    np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
+    ref = nx.edge_betweenness_centrality(G, k=6, seed=make_seed())
+    E = edge_betweenness_centrality(G, k=6, seed=make_seed(), device="cpu")
+    nodes = list(G)
+    for (a, b), value in ref.items():
+        assert abs(E[nodes.index(a), nodes.index(b)] - value) <= 1e-12 + RTOL * abs(value)
+
+
+def test_sources_as_an_iterator():
+    """sources given as a generator (read once) equals sources given as a list, for a networkx graph too."""
+    G = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3), (4, 0)])
+    want = betweenness_centrality(G, sources=[0, 1], normalized=False, device="cpu")
+    np.testing.assert_allclose(want, as_array(nx.betweenness_centrality_subset(G, [0, 1], list(G)), G), atol=1e-12)
+    got = betweenness_centrality(G, sources=(v for v in [0, 1]), normalized=False, device="cpu")
+    np.testing.assert_array_equal(got, want)
+    S = spla.Matrix.from_networkx(G, device="cpu")
+    np.testing.assert_array_equal(betweenness_centrality(S, sources=iter([0, 1]), normalized=False, device="cpu"),
+                                  want)
+
+
 @settings(max_examples=40, deadline=None)
 @given(G=graphs(min_nodes=1, max_nodes=14), data=st.data())
 def test_subset_sources_match_networkx(G, data):

@@ -225,6 +225,10 @@ def test_bad_weights_ignored_by_unweighted_measures(tmp_path, fake):
     (["--kernel", "fast"], r"argument --kernel: invalid choice 'fast'"),
     (["--alpha", "1.5"], r"--alpha must be in \(0, 1\), got 1\.5"),
     (["--alpha", "x"], r"argument --alpha: invalid float value: 'x'"),
+    (["--max-iter", "0"], r"--max-iter must be >= 1, got 0"),
+    (["--tol=-1e-3"], r"--tol must be a positive number, got -0\.001"),
+    (["--tol", "0"], r"--tol must be a positive number, got 0\.0"),
+    (["--tol", "nan"], r"--tol must be a positive number, got nan"),
     (["--radius", "-1"], r"--radius must be >= 0"),
     (["--samples", "0"], r"--samples must be >= 1"),
     (["--top", "-3"], r"--top must be >= 0"),
@@ -237,6 +241,23 @@ def test_bad_weights_ignored_by_unweighted_measures(tmp_path, fake):
 def test_bad_options(tmp_path, args, pattern):
     write(tmp_path, "g.txt", "1 2\n")
     assert_one_line_error(spla_cmd("centrality", "g.txt", *args, cwd=tmp_path), pattern)
+
+
+@pytest.mark.skipif(not real_algorithms(), reason="the algorithms package cannot be imported")
+def test_pagerank_not_converging_exits_3(tmp_path):
+    """PageRank that does not converge: one line naming the options to change, exit 3, no output file;
+    --max-iter and --tol reach the algorithm."""
+    write(tmp_path, "g.txt", "1 2\n2 3\n3 1\n3 4\n")
+    res = spla_cmd("centrality", "g.txt", "--measures", "pagerank", "--max-iter", "1", "--out", "o.csv",
+                   "-q", cwd=tmp_path)
+    assert res.returncode == 3, res.stderr
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("spla: error: pagerank did not converge within max_iter=1")
+    assert "--max-iter N, --tol T" in lines[0] and "Traceback" not in res.stderr
+    assert not (tmp_path / "o.csv").exists()
+    res = spla_cmd("centrality", "g.txt", "--measures", "pagerank", "--max-iter", "1", "--tol", "1", "-q",
+                   cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
 
 
 def test_no_or_unknown_command(tmp_path):

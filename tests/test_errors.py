@@ -2,6 +2,8 @@
 a clear message, an spla exception class that also derives from the built-in one a
 Python user expects, and no side effect."""
 
+import re
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -69,6 +71,53 @@ def test_float_values_without_an_integer_value(op, dtype, device):
     A = spla.Matrix.from_scipy(sp.csc_array(np.array([[lo, hi], [2.9, -0.9]])), directed=True, device=device)
     y = _dev.to_numpy(spla.vxm(_dev.to_device(np.array([1, 0], dtype=dtype), device), A, "plus_times"))
     np.testing.assert_array_equal(y, np.array([int(lo), int(hi)], dtype=dtype))
+
+
+@OPS
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+def test_integer_values_outside_the_domain(op, dtype, device):
+    """Integer values outside an integer domain's range would wrap (2**32 + 5 is 5 in int32, -3 is
+    4294967293 in uint32): refused like the float ones, unless MUL never reads A's values; values
+    that fit are exact, at both extremes."""
+    info = np.iinfo(dtype)
+    u = _dev.to_device(np.ones(2, dtype=dtype), device)
+    wide = np.uint64 if dtype == np.int64 else np.int64  # a value dtype that can hold the bad values
+    for bad in ([int(info.max) + 5] if dtype != np.uint64 else []) + [int(info.min) - 3 if info.min else -3]:
+        if not (np.iinfo(wide).min <= bad <= np.iinfo(wide).max):
+            continue
+        S = sp.csc_array(np.array([[0, bad], [2, 0]], dtype=wide))
+        A = spla.Matrix.from_scipy(S, directed=True, device=device)
+        with pytest.raises(spla.InvalidGraph, match=rf"values include values outside {np.dtype(dtype)}'s range"):
+            op[1](u, A, "plus_times")
+        ignored = "first" if op[0] == "vxm" else "second"
+        for name in (f"plus_{ignored}", "plus_pair"):
+            np.testing.assert_array_equal(_dev.to_numpy(op[1](u, A, name)), [1, 1])
+    for vdt in (np.int64, np.uint64):
+        lo, hi = max(int(info.min), int(np.iinfo(vdt).min)), min(int(info.max), int(np.iinfo(vdt).max))
+        A = spla.Matrix.from_scipy(sp.csc_array(np.array([[lo, hi], [2, 0]], dtype=vdt)), directed=True,
+                                   device=device)
+        y = _dev.to_numpy(spla.vxm(_dev.to_device(np.array([1, 0], dtype=dtype), device), A, "plus_times"))
+        np.testing.assert_array_equal(y, np.array([lo, hi], dtype=dtype))
+
+
+def test_flags_must_be_bool(A, u):
+    for flag in ("complement", "replace"):
+        with pytest.raises(TypeError, match=rf"vxm: {flag} must be True or False, got 'no'"):
+            spla.vxm(u, A, "plus_times", mask=np.ones(4, dtype=bool), **{flag: "no"})
+    spla.vxm(u, A, "plus_times", mask=np.ones(4, dtype=bool), complement=np.bool_(False), replace=np.bool_(True),
+             out=np.zeros(4))
+
+
+def test_read_only_out(A, u):
+    out = np.zeros(4)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match=r"vxm: out is read-only; pass a writeable array"):
+        spla.vxm(u, A, "plus_times", out=out)
+
+
+def test_non_native_byte_order_hint(A):
+    with pytest.raises(spla.DomainMismatch, match=r"not native byte order: use u.astype\(u.dtype.newbyteorder\('='\)\)"):
+        spla.vxm(np.ones(4, dtype=">f8"), A, "plus_times")
 
 
 @OPS
@@ -306,7 +355,7 @@ def test_from_scipy_bad_input():
         spla.Matrix.from_scipy(np.ones((2, 2, 2)), device="cpu")
     with pytest.raises(spla.InvalidGraph, match=r"expected a 2-D matrix, got an array of shape \(3,\)"):
         spla.Matrix.from_scipy(np.ones(3), device="cpu")
-    with pytest.raises(spla.DomainMismatch, match=r"matrix dtype complex128 is not supported"):
+    with pytest.raises(spla.DomainMismatch, match=r"matrix values of dtype complex128 are not supported; use bool, integer or float"):
         spla.Matrix.from_scipy(sp.csc_array(np.eye(2) * 1j), device="cpu")
 
 
@@ -320,6 +369,64 @@ def test_from_csc_bad_colptr():
 
 
 # --------------------------------------------------------------------------- bits and selection
+def test_from_csc_bad_rowidx_and_values():
+    """rowidx is checked like colptr: out-of-range rows would be read out of bounds (on the GPU, and by
+    SciPy's unchecked transpose), float indices would be truncated."""
+    colptr = np.array([0, 1, 2])
+    for bad, shown in ((np.array([0, -1]), -1), (np.array([0, 5]), 5)):
+        with pytest.raises(spla.InvalidGraph, match=rf"row index {shown} is outside 0..1 \(nrows=2\)"):
+            spla.Matrix.from_csc(colptr, bad, None, (2, 2), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"rowidx must be a 1-D integer array, got dtype float64"):
+        spla.Matrix.from_csc(colptr, np.array([0.5, 1.7]), None, (2, 2), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"values must have one entry per stored entry \(2\), got shape \(3,\)"):
+        spla.Matrix.from_csc(colptr, np.array([0, 1]), np.ones(3), (2, 2), device="cpu")
+    with pytest.raises(spla.DomainMismatch, match=r"values of dtype complex128 are not supported"):
+        spla.Matrix.from_csc(colptr, np.array([0, 1]), np.array([1j, 2.0]), (2, 2), device="cpu")
+
+
+def test_unsupported_value_dtypes():
+    with pytest.raises(spla.DomainMismatch, match=r"values of dtype complex128 are not supported"):
+        spla.Matrix.from_edges([0], [1], values=np.array([3 + 4j]), directed=True, device="cpu")
+    if np.dtype(np.longdouble).itemsize > 8:
+        with pytest.raises(spla.DomainMismatch, match=r"values of dtype float128 are not supported.*at most 64 bits"):
+            spla.Matrix.from_scipy(sp.csc_array(np.eye(2, dtype=np.longdouble) * 2), device="cpu")
+
+
+@pytest.mark.parametrize("build", [
+    lambda d: spla.Matrix.from_edges([0], [1], directed=d, device="cpu"),
+    lambda d: spla.Matrix.from_scipy(sp.csc_array(np.eye(2)), directed=d, device="cpu"),
+    lambda d: spla.Matrix.from_csc([0, 1, 1], [1], None, (2, 2), directed=d, device="cpu"),
+], ids=["from_edges", "from_scipy", "from_csc"])
+def test_directed_must_be_a_bool_or_none(build):
+    with pytest.raises(TypeError, match=r"directed must be True, False or None, got 'no'"):
+        build("no")
+
+
+def test_from_edges_bad_n_and_ids():
+    with pytest.raises(TypeError, match=r"n must be an integer number of vertices, got 3.7"):
+        spla.Matrix.from_edges([0], [1], n=3.7, device="cpu")
+    with pytest.raises(TypeError, match=r"n must be an integer number of vertices, got '5'"):
+        spla.Matrix.from_edges([0], [1], n="5", device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"n must be >= 0, got -1"):
+        spla.Matrix.from_edges([], [], n=-1, device="cpu")
+    big = np.array([2**63 + 1], dtype=np.uint64)
+    with pytest.raises(spla.InvalidGraph, match=rf"vertex id {2**63 + 1} is outside 0..9"):
+        spla.Matrix.from_edges(big, np.array([0], dtype=np.uint64), n=10, device="cpu")
+    with pytest.raises(spla.UnknownNameError, match=r"unknown device 'gpu1'"):
+        spla.Matrix.from_edges([0], [1], device="gpu1")
+
+
+def test_from_networkx_bad_input():
+    with pytest.raises(TypeError, match=r"G must be a networkx graph, got ndarray; .*Matrix.from_scipy"):
+        spla.Matrix.from_networkx(np.eye(2))
+    for bad in ("heavy", None, 2**70, 1 + 2j):
+        G = nx.Graph()
+        G.add_edge("a", "b", weight=1.5)
+        G.add_edge("b", "c", weight=bad)
+        with pytest.raises(spla.InvalidGraph, match=rf"edge .b. - .c. has weight={re.escape(repr(bad))} .*edge weights must be numbers"):
+            spla.Matrix.from_networkx(G, weight="weight", device="cpu")
+
+
 def test_bits_errors():
     with pytest.raises(spla.DomainMismatch, match=r"popcount needs an integer array, got dtype float64"):
         bits.popcount(np.ones(3))

@@ -217,6 +217,15 @@ def test_header_row_detected_string_labels(tmp_path):
     assert g.src.size == 2
 
 
+@pytest.mark.parametrize("name, text", [("g.txt", "u v\nv w\nw u\n"), ("g.csv", "u,v\nv,w\nw,u\n"),
+                                        ("q.csv", '"u","v"\n"v","w"\n"w","u"\n')])
+def test_header_words_that_are_labels_are_an_edge(tmp_path, name, text):
+    """A first row of column-name words is an edge when those words are vertex labels further down."""
+    g = read_graph(write(tmp_path, name, text))
+    assert g.src.size == 3 and sorted(g.labels.tolist()) == ["u", "v", "w"]
+    assert not any("header" in n for n in g.notes)
+
+
 def test_header_override(tmp_path):
     p = write(tmp_path, "g.txt", "1 2\n2 3\n")
     assert read_graph(p, header=True).src.size == 1
@@ -229,6 +238,23 @@ def test_weights_and_extra_columns(tmp_path):
     g = read_graph(write(tmp_path, "g.tsv", "1\t2\t0.5\t1999\n2\t3\t2\t2000\n"))
     assert g.weights.tolist() == [0.5, 2.0]
     assert any("after the 3rd" in n for n in g.notes)
+
+
+@pytest.mark.parametrize("name, text", [("g.txt", "0 1\n0 2 9\n1 2 1\n2 0 1\n"), ("g.csv", "0,1\n0,2,9\n1,2,1\n"),
+                                        ("q.csv", '"0","1"\n"0","2","9"\n')])
+def test_weight_column_missing_on_the_first_row(tmp_path, name, text):
+    """A weight on a later row but not on the first is refused, as the opposite case is (it used to be
+    read as an unweighted graph, dropping every weight silently)."""
+    with pytest.raises(GraphFormatError, match=r":2: a weight in field 3, but line 1 has none; give every edge a weight"):
+        read_graph(write(tmp_path, name, text))
+
+
+def test_float_looking_labels_are_strings_in_weighted_files(tmp_path):
+    """'7.0' is a string label, not the integer 7, with or without a weight column (as documented)."""
+    plain = read_graph(write(tmp_path, "a.txt", "7.0 1\n1 7\n"))
+    weighted = read_graph(write(tmp_path, "b.txt", "7.0 1 1\n1 7 2\n"))
+    assert plain.labels.tolist() == weighted.labels.tolist() == ["7.0", "1", "7"]
+    assert weighted.weights.tolist() == [1.0, 2.0]
 
 
 def test_integer_weights(tmp_path):

@@ -12,7 +12,7 @@ import spla
 import spla.matrix
 from spla import device as _dev
 from spla import semirings as sr
-from spla.testing import graphs, identity, matrices, scaled, to_dense, vectors
+from spla.testing import assert_equal, graphs, identity, matrices, scaled, to_dense, vectors
 
 
 def dense(A):
@@ -133,10 +133,23 @@ def test_from_scipy_one_way_explicit_zero_is_directed():
     assert_same_matrix(A.T, S.T, pattern=False)
     U = spla.Matrix.from_scipy(S, directed=False, device="cpu")
     assert not U.directed and U.T is U and U.nnz == 2
-    # a bool matrix is a pattern: an explicit False mirrored by a True is still symmetric
-    B = sp.coo_array((np.array([False, True]), (np.array([0, 1]), np.array([1, 0]))), shape=(2, 2)).tocsc()
+
+def test_from_scipy_bool_values():
+    """A bool matrix of stored Trues is a pattern; a stored False is an arc whose value is False
+    (as from_edges keeps it), so False one way and True the other is not symmetric."""
+    B = sp.coo_array((np.array([True, True]), (np.array([0, 1]), np.array([1, 0]))), shape=(2, 2)).tocsc()
     P = spla.Matrix.from_scipy(B, device="cpu")
     assert P.is_pattern and not P.directed and P.T is P and P.nnz == 2
+    B = sp.coo_array((np.array([False, True]), (np.array([0, 1]), np.array([1, 0]))), shape=(2, 2)).tocsc()
+    A = spla.Matrix.from_scipy(B, device="cpu")
+    assert not A.is_pattern and A.directed and A.dtype == np.bool_ and A.nnz == 2
+    u = np.array([True, False])
+    assert_equal(spla.vxm(u, A, "lor_land"), np.array([False, False]))  # y[1] = u[0] and A[0, 1] = False
+    assert_equal(spla.vxm(u, A, "any_pair"), np.array([False, True]))   # the arc 0 -> 1 exists
+    E = spla.Matrix.from_edges([0], [1], values=np.array([False]), directed=True, device="cpu")
+    assert_equal(spla.vxm(u, E, "lor_land"), spla.vxm(u, A, "lor_land"))
+    with pytest.raises(spla.InvalidGraph, match=r"stores \(i, j\) and \(j, i\) with different values"):
+        spla.Matrix.from_scipy(B, directed=False, device="cpu")
 
 
 @settings(max_examples=scaled(80), deadline=None)
@@ -218,6 +231,40 @@ def test_from_edges_undirected_mirrors():
     assert values[2, 2] == 5.0 and values[0, 3] == 7.0 and values[3, 0] == 7.0
 
 
+def test_from_edges_undirected_values_count_every_listing():
+    """directed=False with values: each listed pair is one edge of a multigraph, so an edge listed
+    both ways has both weights (as networkx's MultiGraph gives), a self-loop listed once keeps its own."""
+    W = spla.Matrix.from_edges([0, 1, 2], [1, 0, 2], values=np.array([3.0, 3.0, 5.0]), device="cpu")
+    M = nx.MultiGraph()
+    M.add_weighted_edges_from([(0, 1, 3.0), (1, 0, 3.0), (2, 2, 5.0)])
+    np.testing.assert_array_equal(dense(W)[0], nx.to_numpy_array(M, nodelist=range(3)))
+    assert dense(W)[0][0, 1] == 6.0 and dense(W)[0][2, 2] == 5.0
+
+
+def test_from_edges_directed_none_decides_by_symmetry():
+    S = spla.Matrix.from_edges([0, 1, 2], [1, 0, 2], values=np.array([2.0, 2.0, 5.0]), directed=None, device="cpu")
+    assert not S.directed and S.T is S and S.nnz == 3 and dense(S)[0][0, 1] == 2.0
+    D = spla.Matrix.from_edges([0, 1], [1, 0], values=np.array([2.0, 7.0]), directed=None, device="cpu")
+    assert D.directed and D.T is not D
+    P = spla.Matrix.from_edges([0, 1], [1, 2], directed=None, device="cpu")
+    assert P.directed and P.is_pattern and P.nnz == 2
+
+
+def test_nan_weights_stored_both_ways_are_symmetric():
+    """A NaN weight stored both ways is a symmetric entry (NaN != NaN must not make it 'conflicting')."""
+    X = np.array([[0.0, np.nan], [np.nan, 1.0]])
+    A = spla.Matrix.from_scipy(sp.csc_array(X), device="cpu")
+    assert not A.directed and A.T is A
+    B = spla.Matrix.from_scipy(sp.csc_array(X), directed=False, device="cpu")
+    assert B.T is B and B.nnz == 3
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=float("nan"))
+    W = spla.Matrix.from_networkx(G, weight="weight", device="cpu")
+    assert not W.directed and np.isnan(dense(W)[0][[0, 1], [1, 0]]).all()
+    H = spla.Matrix.from_scipy(sp.csc_array(np.array([[0.0, np.nan], [2.0, 0.0]])), directed=None, device="cpu")
+    assert H.directed
+
+
 def test_from_edges_sizes():
     A = spla.Matrix.from_edges(np.array([0]), np.array([1]), n=5, device="cpu")
     assert A.shape == (5, 5) and A.nnz == 2
@@ -257,6 +304,28 @@ def test_from_networkx_node_order_and_weights():
     P = spla.Matrix.from_networkx(G, device="cpu")
     assert P.is_pattern
     np.testing.assert_array_equal(dense(P)[1], present)
+
+
+def test_from_networkx_keeps_the_weights_dtype():
+    """Integer weights stay exact int64 (a float64 copy would round 2**60 + 1); self-loop weights are
+    their own (networkx's converter computes w + w - w, which is NaN for w = inf)."""
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=2**60 + 1)
+    G.add_edge(1, 1, weight=7)
+    A = spla.Matrix.from_networkx(G, weight="weight", device="cpu")
+    assert A.dtype == np.int64 and int(A.to_scipy()[0, 1]) == 2**60 + 1
+    y = spla.vxm(np.array([1, 0], dtype=np.int64), A, "plus_times")
+    np.testing.assert_array_equal(y, np.array([0, 2**60 + 1], dtype=np.int64))
+    F = nx.DiGraph()
+    F.add_edge(0, 0, weight=np.inf)
+    F.add_edge(0, 1, weight=np.float32(0.5))
+    B = spla.Matrix.from_networkx(F, weight="weight", device="cpu")
+    assert B.dtype == np.float64 and dense(B)[0][0, 0] == np.inf
+    U = nx.Graph()
+    U.add_edge(0, 0, weight=np.inf)
+    assert dense(spla.Matrix.from_networkx(U, weight="weight", device="cpu"))[0][0, 0] == np.inf
+    O = nx.Graph([(0, 1), (1, 2)])      # weights all 1 (missing): a pattern
+    assert spla.Matrix.from_networkx(O, weight="weight", device="cpu").is_pattern
 
 
 def test_from_networkx_empty_graphs():

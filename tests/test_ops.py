@@ -277,6 +277,26 @@ def test_identity_inputs_contribute_nothing():
     assert_equal(spla.vxm(B, A, "any_pair"), np.array([[0, 0], [0, 0], [1, 0]], dtype=np.uint64))
 
 
+def test_values_infinite_only_in_the_domain(device):
+    """float64 values beyond float32's range are inf in a float32 product; an identity input still
+    contributes nothing there (0 * inf would be NaN), on every path: vxm, mxv, first/second, blocks."""
+    import scipy.sparse as sp
+
+    X = np.array([[1e300, 0.0], [2.0, 3.0]])
+    A = spla.Matrix.from_scipy(sp.csc_array(X), directed=True, device=device)
+    xp = A.xp
+    u = xp.asarray(np.array([0, 1], dtype=np.float32))
+    assert_equal(spla.vxm(u, A, "plus_times"), np.array([2, 3], dtype=np.float32))
+    assert_equal(spla.mxv(A, u, "plus_times"), np.array([0, 3], dtype=np.float32))
+    assert_equal(spla.vxm(u, A, "plus_second"), np.array([2, 3], dtype=np.float32))
+    assert_equal(spla.mxv(A, u, "plus_first"), np.array([0, 3], dtype=np.float32))
+    U = xp.asarray(np.array([[0, 1], [1, 0]], dtype=np.float32))
+    assert_equal(spla.vxm(U, A, "plus_times"), np.array([[2, np.inf], [3, 0]], dtype=np.float32))
+    # where the input is not the identity, the infinity is real
+    assert_equal(spla.vxm(xp.asarray(np.array([1, 0], dtype=np.float32)), A, "plus_times"),
+                 np.array([np.inf, 0], dtype=np.float32))
+
+
 def test_any_monoid_is_exact_where_defined():
     """any returns one of the contributions (spla: the largest), never the identity 0 when
     something contributed.  It is defined on bool and unsigned domains only, where the

@@ -173,6 +173,18 @@ def test_invalid_weights(bad, device):
         pagerank(G, device=device)
 
 
+@pytest.mark.parametrize("big, small", [(1e308, 1.0), (1e-320, 1e-320)], ids=["overflow", "subnormal"])
+def test_out_weight_without_a_finite_reciprocal(big, small, device):
+    """An out-weight sum that overflows float64 (or a subnormal one, whose reciprocal does) would make the
+    transition probabilities 0 or inf and the result no distribution: refused with the remedy."""
+    S = sp.csr_array(np.array([[0, big, big], [0, 0, small], [small, 0, 0]]))
+    with pytest.raises(spla.InvalidGraph, match=r"vertex 0's out-weight .* has no finite reciprocal .*multiply all"):
+        pagerank(S, device=device)
+    scaled = pagerank(sp.csr_array(np.array([[0, 1.0, 1.0], [0, 0, 1.0], [1.0, 0, 0]])), device=device)
+    if small == big:  # every weight equal: the same graph as all weights 1
+        np.testing.assert_allclose(pagerank(S * 1e300, device=device), scaled, atol=ATOL)
+
+
 def test_zero_weight_arcs_are_dangling_like_networkx(device):
     G = nx.DiGraph()
     G.add_edge(0, 1, weight=0.0)
@@ -196,5 +208,10 @@ def test_bad_arguments():
         pagerank(G, personalization=np.ones(3), device="cpu")
     with pytest.raises(ValueError, match="outside"):
         pagerank(S, personalization={7: 1.0}, device="cpu")
+    for key in (1.5, True, "1"):  # 1.5 and True used to become vertex 1
+        with pytest.raises(ValueError, match=rf"dict keys must be vertex indices 0..3 \(integers\) .*got {key!r}"):
+            pagerank(S, personalization={key: 1.0}, device="cpu")
+    np.testing.assert_allclose(pagerank(S, personalization={np.int64(1): 1.0}, device="cpu"),
+                               pagerank(S, personalization={1: 1.0}, device="cpu"))
     with pytest.raises(TypeError, match="attribute"):
         pagerank(S, weight="weight", device="cpu")

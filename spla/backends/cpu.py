@@ -34,10 +34,15 @@ def _swap_op(name, swap):
     return name
 
 
-def _finite_values(A):
-    key = "finite_values"
+def _finite_values(A, dtype):
+    """Whether A's values are finite once cast to ``dtype`` (float64 1e300 is inf in float32), cached per
+    dtype.  SciPy's product multiplies every stored entry, so an identity input times inf would give NaN
+    where the semiring says the input contributes nothing: infinite values take the generic product."""
+    dtype = np.dtype(dtype)
+    key = ("finite_values", dtype.str)
     if key not in A._cache:
-        A._cache[key] = A.values is None or A.values.dtype.kind in "biu" or bool(np.all(np.isfinite(A.values)))
+        A._cache[key] = (A.values is None or dtype.kind in "biu"
+                         or bool(np.all(np.isfinite(A.values.astype(dtype, copy=False)))))
     return A._cache[key]
 
 
@@ -171,7 +176,7 @@ def _vxm(u, A, semiring, mask, complement, accum, out, replace, swap):
     comp = None if mask is None else (~mask if complement else mask)
     cols = _selected_columns(comp, A.shape[1])
     if semiring.add.name == "plus" and op in ("times", "first", "second", "pair") and \
-            (op in ("first", "pair") or _finite_values(A)):
+            (op in ("first", "pair") or _finite_values(A, dtype)):
         part, cols = _scipy_product(u, A, op, cols, dtype)
         if cols is None:
             t = part
