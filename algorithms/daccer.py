@@ -63,6 +63,7 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
     if isinstance(radius, bool) or not isinstance(radius, (int, np.integer)) or radius < 0:
         raise ValueError(f"radius must be an integer >= 0, got {radius!r}")
     radius = int(radius)
+    spla.ops.normalize_kernel(kernel)  # a bad name fails at the door, whatever the radius
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.int64)
     M, out, _in, loops = degree_parts(A, device=device)

@@ -259,7 +259,7 @@ def _check_output_path(out):
         return
     if os.path.isdir(out):
         raise UsageError(f"--out {out}: is a directory; give a file name")
-    parent = os.path.dirname(os.path.abspath(out))
+    parent = os.path.dirname(os.path.realpath(out))  # through a symlink, its target is written
     if not os.path.isdir(parent):
         raise UsageError(f"--out {out}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
@@ -284,7 +284,8 @@ def write_table(out, header, columns):
         w.writerows(rows)
         sys.stdout.flush()
         return
-    parent = os.path.dirname(os.path.abspath(out))
+    out = os.path.realpath(out)  # through a symlink, replace its target, not the link
+    parent = os.path.dirname(out)
     base = os.path.basename(out)
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{base}.", suffix=".tmp")
     try:
@@ -354,11 +355,25 @@ def _correlation_lines(results, keys) -> list:
         for a in keys:
             row = f"{a:<{w}}"
             for b in keys:
-                r = 1.0 if a == b else algorithms.rank_correlation(
-                    np.asarray(results[a], dtype=np.float64), np.asarray(results[b], dtype=np.float64), method=method)
+                x, y = (np.asarray(results[k], dtype=np.float64) for k in (a, b))
+                if _constant(x) or _constant(y):
+                    r = math.nan  # undefined (one measure is the same everywhere), the diagonal too
+                else:
+                    r = 1.0 if a == b else algorithms.rank_correlation(x, y, method=method)
                 row += f"{r:>{max(len(b), 6) + 2}.3f}"
             lines.append(row)
+    constant = [k for k in keys if _constant(np.asarray(results[k], dtype=np.float64))]
+    if constant:
+        one = len(constant) == 1
+        lines.append(f"(nan: {', '.join(constant)} {'is' if one else 'are'} the same for every vertex, so "
+                     f"correlations with {'it' if one else 'them'} are undefined)")
     return lines
+
+
+def _constant(x) -> bool:
+    """Whether x has one value everywhere (NaN entries aside): its correlations are undefined."""
+    finite = x[~np.isnan(x)]
+    return finite.size < 2 or bool(finite.min() == finite.max())
 
 
 # ---------------------------------------------------------------------------- running
@@ -441,9 +456,15 @@ def cmd_centrality(args) -> int:
         raise UsageError(f"--tol must be a positive number, got {args.tol}")
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
+    if args.out == "-":
+        args.out = None  # stdout
     _check_output_path(args.out)
     device = _resolve_device(args.device)
     say = _Reporter(args.quiet, hold=True)
+    if args.seed is not None and args.samples is None:
+        say("note        --seed is used with --samples only; betweenness is exact")
+    if args.samples is not None and "bc" not in measures:
+        say("note        --samples applies to bc, which is not in --measures")
 
     g, name, _ = _load(args, say)
     weighted_file = g.weights is not None
@@ -644,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kernel", type=_kernel, default="auto", metavar="{auto,scCSC,veCSC,scCOOC,push}",
                    help="GPU product kernel (default auto: chosen from the scale-free metric, and push or pull per BFS level)")
     c.add_argument("--out", default=None, metavar="FILE",
-                   help="write the table here (.csv, .tsv; .gz compresses) instead of stdout")
+                   help="write the table here (.csv, .tsv; .gz compresses; - is stdout) instead of stdout")
     c.add_argument("--top", type=int, default=10, metavar="N", help="top-N table per measure on stderr "
                                                                      "(default 10, 0: none)")
     c.add_argument("--correlations", action="store_true",
@@ -662,6 +683,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _error(message: str):
     text = " ".join(str(message).split())  # one line
+    # control bytes from a binary file would reach the terminal: show them escaped
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     print(f"spla: error: {text}", file=sys.stderr, flush=True)
 
 

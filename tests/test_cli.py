@@ -343,6 +343,49 @@ def test_success_replaces_output_atomically_keeping_its_mode(tmp_path, fake):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.csv"]
 
 
+def test_output_through_a_symlink_and_to_stdout(tmp_path, fake):
+    """--out through a symlink replaces the link's target and keeps the link; --out - is stdout."""
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    (tmp_path / "real").mkdir()
+    target = write(tmp_path / "real", "res.csv", "old\n")
+    (tmp_path / "link.csv").symlink_to(target)
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "link.csv", "-q", cwd=tmp_path,
+                   fake_dir=fake)
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "link.csv").is_symlink() and target.read_text().startswith("vertex,degree\n")
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["res.csv"]
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "-", "-q", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0 and res.stdout.startswith("vertex,degree\n") and not (tmp_path / "-").exists()
+
+
+def test_ignored_options_are_noted(tmp_path, fake):
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--seed", "3", "--samples", "2", cwd=tmp_path,
+                   fake_dir=fake)
+    assert res.returncode == 0 and "--samples applies to bc, which is not in --measures" in res.stderr
+    res = spla_cmd("centrality", "g.txt", "--measures", "bc", "--seed", "3", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0 and "--seed is used with --samples only" in res.stderr
+
+
+@pytest.mark.skipif(not real_algorithms(), reason="the algorithms package cannot be imported")
+def test_correlations_of_a_constant_measure_are_nan(tmp_path):
+    """On a cycle every measure is constant: the correlations (the diagonal too) are nan, said once, and
+    SciPy's ConstantInputWarning does not reach stderr."""
+    write(tmp_path, "c.txt", "1 2\n2 3\n3 1\n")
+    res = spla_cmd("centrality", "c.txt", "--measures", "bc,degree", "--correlations", "--device", "cpu",
+                   cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "Warning" not in res.stderr and re.search(r"^bc +nan +nan$", res.stderr, re.M), res.stderr
+    assert "(nan: bc, degree are the same for every vertex, so correlations with them are undefined)" in res.stderr
+
+
+def test_control_bytes_are_escaped_in_errors(tmp_path):
+    (tmp_path / "junk.txt").write_bytes(b"1 2\n\x08\x17\n")
+    res = spla_cmd("centrality", "junk.txt", cwd=tmp_path)
+    assert res.returncode == 2 and "\x08" not in res.stderr and "\x17" not in res.stderr, res.stderr
+    assert res.stderr.startswith("spla: error: ") and len(res.stderr.splitlines()) == 1
+
+
 def test_gzip_output(tmp_path, fake):
     import gzip
 

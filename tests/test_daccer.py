@@ -126,3 +126,9 @@ def test_real_graph(device):
         G.add_edges_from((i, int(j) - 1) for j in ln.split())
     for r in (1, 2):
         np.testing.assert_array_equal(daccer_volumes(G, r, device=device), brute_volumes(G, r))
+
+
+@pytest.mark.parametrize("radius", [0, 1, 2])
+def test_unknown_kernel_fails_at_every_radius(radius):
+    with pytest.raises(spla.UnknownNameError, match=r"unknown kernel 'bogus'"):
+        daccer_volumes(nx.path_graph(3), radius, kernel="bogus", device="cpu")
