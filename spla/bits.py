@@ -30,8 +30,12 @@ def weighted_rowsum(X, weights=None):
 
     out[v] = Σ_{w, b} bit_b(X[v, w]) · weights[64·w + b]   -> (n,) float64,
     or the plain count Σ_w popcount(X[v, w]) -> (n,) int64 when ``weights`` is None.
-    ``weights``: (64·W,) float64 on X's device.
+    ``weights``: (64·W,) real array on X's device (computed in float64).  Only set bits add
+    their weight, so an infinite weight of an unset bit contributes nothing (no 0·inf).
     """
+    _dev.array_device(X)  # a NumPy or CuPy array, else a TypeError that says so
+    if weights is not None:
+        _dev.array_device(weights)
     if X.ndim != 2 or X.dtype != np.uint64:
         raise DomainMismatch(f"weighted_rowsum needs a 2-D uint64 array, got {X.dtype} of shape {X.shape}")
     if weights is not None:
@@ -39,4 +43,6 @@ def weighted_rowsum(X, weights=None):
             raise DimensionMismatch(f"weights must have shape ({64 * X.shape[1]},) for {X.shape[1]} words, "
                                     f"got {weights.shape}")
         _dev.check_same_device("weights", weights, _dev.array_device(X))
+        if weights.dtype.kind not in "biuf":
+            raise DomainMismatch(f"weights must be real numbers, got dtype {weights.dtype}")
     return _backend(X).weighted_rowsum(X, weights)

@@ -66,6 +66,8 @@ def _check(A, queue, depth, block, start, count, top=None):
     if queue.shape[0] < n * k:
         raise DimensionMismatch(f"queue holds {queue.shape[0]} entries; it needs n*k = {n * k}, room for "
                                 "every entry a traversal can reach")
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)) or depth < 0:
+        raise ValueError(f"depth must be an integer >= 0 (the level to expand), got {depth!r}")
     depth = int(depth)
     for name, x, dt in (("start", start, np.int64), ("count", count, np.uint64), ("top", top, np.uint64)):
         if x is None:

@@ -77,6 +77,7 @@ import numpy as np
 
 from .backends import for_device
 from .backends import gpu as _gpu
+from .errors import DomainMismatch, KernelUnavailable
 
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
@@ -149,8 +150,17 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
 
     if masked not in (False, True, "sparse"):
         raise ValueError(f"choose_kernel: masked must be False, True or 'sparse', got {masked!r}")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise ValueError(f"choose_kernel: k must be an integer >= 0 (vectors per product), got {k!r}")
     semiring = None if semiring is None else _sr.get(semiring)
-    dtype = np.dtype(np.float32) if dtype is None else np.dtype(dtype)
+    if dtype is None:  # float32, or the semiring's first domain when it has no float32
+        dtype = np.dtype(np.float32)
+        if semiring is not None and dtype not in semiring.dtypes:
+            dtype = np.dtype(semiring.dtypes[0])
+    dtype = np.dtype(dtype)
+    if semiring is not None and dtype not in semiring.dtypes:
+        raise DomainMismatch(f"choose_kernel: semiring {semiring.name} is not defined on dtype {dtype}; "
+                             f"it accepts {', '.join(str(d) for d in semiring.dtypes)}")
     if push_arcs is not None or pull_arcs is not None:
         return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs)
     sparse = masked == "sparse" and int(k) == 1
@@ -243,5 +253,7 @@ def _choose(A, k, semiring, dtype, sparse_mask=False):
                 if i:
                     why += f"; {order[0]} cannot run {semiring.name} on {dtype} ({reason})"
                 return name, why
-        raise AssertionError("no kernel supports this semiring")  # CSC kernels support every semiring
+        reasons = "; ".join(f"{name}: {backend.supports(name, semiring, dtype)[1]}" for name in order)
+        raise KernelUnavailable(f"no kernel on {A.device} can run {semiring.name} on {dtype} ({reasons}); "
+                                "use another dtype or the CPU")
     return order[0], why

@@ -72,7 +72,7 @@ except ImportError:  # pragma: no cover - exercised only without the test extra
 
 __all__ = [
     "matrices", "graphs", "vectors", "semiring_and_dtype", "products", "Product",
-    "dense_vxm", "dense_mxv", "reference", "to_dense", "identity", "matrix_source",
+    "dense_vxm", "dense_mxv", "reference", "to_dense", "identity", "matrix_source", "array_source",
     "assert_equal", "assert_backends_equal", "compare_backends", "on_each_device",
     "device_params", "available_devices", "scaled", "VALUE_DTYPES", "KERNEL_NAMES",
 ]
@@ -310,12 +310,29 @@ def reference(op, A, u, semiring, **kwargs):
     raise ValueError(f"op must be 'vxm' or 'mxv', got {op!r}")
 
 
+def _element_source(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_element_source(x) for x in v) + "]"
+    if isinstance(v, float) and not np.isfinite(v):
+        return "np.nan" if np.isnan(v) else ("np.inf" if v > 0 else "-np.inf")
+    return repr(v)
+
+
+def array_source(x) -> str:
+    """Python that rebuilds the NumPy/CuPy array ``x`` on the CPU: values (NaN and infinities
+    included), dtype and shape (a (0, k) block too); "None" for None."""
+    if x is None:
+        return "None"
+    x = _dev.to_numpy(x)
+    src = f"np.array({_element_source(x.tolist())}, dtype=np.dtype({x.dtype.name!r}))"
+    return src if x.ndim == 1 and x.size else f"{src}.reshape({x.shape!r})"
+
+
 def matrix_source(A: Matrix) -> str:
     """Python that rebuilds ``A`` on the CPU (for failure reports)."""
     colptr = _dev.to_numpy(A.colptr).tolist()
     rowidx = _dev.to_numpy(A.rowidx).tolist()
-    vals = None if A.values is None else _dev.to_numpy(A.values)
-    vsrc = "None" if vals is None else f"np.array({vals.tolist()!r}, dtype=np.{vals.dtype})"
+    vsrc = array_source(A.values)
     return (f"spla.Matrix.from_csc({colptr!r}, {rowidx!r}, {vsrc}, {A.shape!r}, "
             f"directed={A.directed!r}, device='cpu')" + ("" if A.directed else "  # undirected: A.T is A"))
 
@@ -332,8 +349,8 @@ def _host(x):
     """x with every CuPy array replaced by a NumPy one, Matrices by (shape, colptr, rowidx, values)."""
     if isinstance(x, Matrix):
         vals = None if x.values is None else _dev.to_numpy(x.values)
-        return ("Matrix", x.shape, _dev.to_numpy(x.colptr).astype(np.int64),
-                _dev.to_numpy(x.rowidx).astype(np.int64), vals)
+        return ("Matrix", x.shape, "directed" if x.directed else "undirected",
+                _dev.to_numpy(x.colptr).astype(np.int64), _dev.to_numpy(x.rowidx).astype(np.int64), vals)
     if _is_array(x):
         return _dev.to_numpy(x)
     if isinstance(x, tuple):
@@ -365,15 +382,14 @@ def assert_equal(actual, expected, *, rtol=1e-6, atol=1e-9, check_dtype=True, er
                          err_msg=err_msg, _path=f"{_path}[{k!r}]")
         return
     if expected is None or isinstance(expected, str):
-        assert actual == expected, f"{where}: expected {expected!r}, got {actual!r}"
+        same = actual is None if expected is None else (isinstance(actual, str) and actual == expected)
+        assert same, f"{where}: expected {expected!r}, got {actual!r:.200}"
         return
-    if isinstance(expected, np.ndarray) or isinstance(actual, np.ndarray):
-        a, e = np.asarray(actual), np.asarray(expected)
-        if check_dtype:
-            assert a.dtype == e.dtype, f"{where}: dtype {a.dtype} != expected {e.dtype}"
-        assert a.shape == e.shape, f"{where}: shape {a.shape} != expected {e.shape}"
-    else:
-        a, e = np.asarray(actual), np.asarray(expected)
+    a, e = np.asarray(actual), np.asarray(expected)
+    typed = (np.ndarray, np.generic)  # a Python number has no dtype of its own to compare
+    if check_dtype and isinstance(expected, typed) and isinstance(actual, typed):
+        assert a.dtype == e.dtype, f"{where}: dtype {a.dtype} != expected {e.dtype}"
+    assert a.shape == e.shape, f"{where}: shape {a.shape} != expected {e.shape}"
     if e.dtype.kind in "fc" or a.dtype.kind in "fc":
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
     else:
@@ -400,6 +416,19 @@ def _move(x, device):
     return x
 
 
+def _copy_arrays(x):
+    """x with every NumPy/CuPy array copied (on its own device), recursively; the rest as it is."""
+    if _is_array(x):
+        return x.copy()
+    if isinstance(x, tuple):
+        return tuple(_copy_arrays(v) for v in x)
+    if isinstance(x, list):
+        return [_copy_arrays(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _copy_arrays(v) for k, v in x.items()}
+    return x
+
+
 def _accepts_device(fn):
     try:
         return "device" in inspect.signature(fn).parameters
@@ -415,8 +444,10 @@ def assert_backends_equal(fn, *args, rtol=1e-6, atol=1e-9, devices=None, require
     there is a GPU) it calls ``fn(*args, device=d, **kwargs)`` when ``fn`` has a ``device``
     parameter (or ``pass_device=True``), else ``fn(*args, **kwargs)``; with ``move=True``
     every ``spla.Matrix`` and NumPy/CuPy array in ``args``/``kwargs`` (also inside tuples,
-    lists and dicts) is first moved -- copied -- to ``d``, so that in-place updates on one
-    device never leak into another's inputs.
+    lists and dicts) is first moved -- copied -- to ``d``; with ``move=False`` the arrays are
+    copied where they are.  Either way in-place updates on one device never leak into another's
+    inputs, and each leg's result is copied before the next leg runs.  (A ``spla.Matrix`` is
+    shared by the legs when ``move=False``: do not modify its arrays in place.)
 
     Results are compared with :func:`assert_equal` (floats to ``rtol``/``atol``, integers
     and booleans exactly, recursively through tuples, lists and dicts, CuPy arrays
@@ -437,11 +468,12 @@ def assert_backends_equal(fn, *args, rtol=1e-6, atol=1e-9, devices=None, require
         pass_device = _accepts_device(fn)
     results = []
     for d in devices:
-        a = _move(args, d) if move else args
-        kw = _move(kwargs, d) if move else dict(kwargs)
+        # move=False: the inputs stay where they are, but each leg gets its own copy of every array
+        a = _move(args, d) if move else _copy_arrays(args)
+        kw = _move(kwargs, d) if move else _copy_arrays(kwargs)
         if pass_device:
             kw["device"] = d
-        results.append(_host(fn(*a, **kw)))
+        results.append(_copy_arrays(_host(fn(*a, **kw))))  # a later leg cannot change this result
     for d, r in zip(devices[1:], results[1:]):
         assert_equal(r, results[0], rtol=rtol, atol=atol, check_dtype=check_dtype,
                      err_msg=f"{getattr(fn, '__name__', fn)!s} on {d} differs from {devices[0]}")
@@ -600,7 +632,8 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
     Shape: ``nrows`` in [min_rows, max_rows], ``ncols`` in [min_cols, max_cols] (default:
     the row bounds); ``square=True`` (implied by ``directed=False``) draws one n for both.
     ``density`` (float or strategy; default a mix of 0, sparse and dense) is the fraction
-    of the nrows x ncols cells stored, capped at ``max_nnz`` random entries.
+    of the nrows x ncols cells drawn, capped at ``max_nnz`` random entries (an undirected
+    matrix mirrors each drawn cell, so it stores up to about 1 - (1 - density)^2 of them).
 
     Options that are ``None`` are drawn by hypothesis; ``True``/``False`` force them:
 
@@ -770,6 +803,12 @@ def graphs(min_nodes=0, max_nodes=12, *, directed=None, self_loops=True, multi_e
     density_st = st.one_of(st.integers(0, 25), st.integers(0, 100)).map(lambda p: p / 100) if density is None else \
         (density if isinstance(density, st.SearchStrategy) else st.just(float(density)))
 
+    lo_w, hi_w = (np.ceil(min_weight), np.floor(max_weight)) if integer_weights else \
+        (np.ceil(4 * min_weight), np.floor(4 * max_weight))
+    if weighted and lo_w > hi_w:
+        raise ValueError(f"graphs: no {'integer ' if integer_weights else 'quarter-step '}weight lies in "
+                         f"[min_weight, max_weight] = [{min_weight}, {max_weight}]")
+
     @st.composite
     def build(draw):
         n = draw(_size(min_nodes, max_nodes))
@@ -931,9 +970,7 @@ class Product:
         if max(sizes) > max_items:
             return repr(self)
 
-        def arr(x):
-            return "None" if x is None else f"np.array({_dev.to_numpy(x).tolist()!r}, dtype=np.{x.dtype})"
-
+        arr = array_source
         head = f"spla.vxm(u, A, {sr!r}" if self.op == "vxm" else f"spla.mxv(A, u, {sr!r}"
         return (f"A = {matrix_source(self.A)}\nu = {arr(self.u)}\nmask = {arr(self.mask)}\nout = {arr(self.out)}\n"
                 f"{head}, mask=mask, complement={self.complement!r}, accum={self.accum!r}, out=out, "

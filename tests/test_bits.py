@@ -5,6 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import spla
+import spla.bits
 from spla import bits
 from spla import device as _dev
 from spla.testing import scaled
@@ -104,3 +106,15 @@ def test_weighted_rowsum_non_contiguous():
     X = np.asfortranarray(words(np.random.default_rng(3), (6, 3), np.uint64))
     w = np.arange(192, dtype=np.float64)
     np.testing.assert_allclose(bits.weighted_rowsum(X, w), naive_weighted_rowsum(X, w))
+
+
+def test_weighted_rowsum_adds_set_bits_only(device):
+    """An infinite or NaN weight of a bit that is not set contributes nothing (no 0 * inf), on both backends."""
+    xp = np if device == "cpu" else spla.device.cupy_module()
+    X = xp.asarray(np.array([[1 << 3], [0], [(1 << 5) | 1]], dtype=np.uint64))
+    w = np.zeros(64)
+    w[0], w[3], w[5], w[6] = 2.0, 1.5, np.inf, np.nan
+    got = spla.bits.weighted_rowsum(X, xp.asarray(w))
+    np.testing.assert_array_equal(spla.device.to_numpy(got), [1.5, 0.0, np.inf])
+    with pytest.raises(TypeError, match="expected a NumPy or CuPy array, got list"):
+        spla.bits.weighted_rowsum([[1]])

@@ -19,3 +19,10 @@ def test_fuse_matches_numpy(device):
         g = _dev.to_numpy(g)
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def test_fuse_without_arrays_runs_numpy():
+    """Scalars and lists alone run the NumPy function, GPU or not."""
+    add = spla.fuse(lambda xp: lambda a, b: a + xp.asarray(b) * 2, name="test_scalars")
+    assert add(1.0, 2.0) == 5.0
+    np.testing.assert_array_equal(add(np.float64(1), [1.0, 2.0]), [3.0, 5.0])

@@ -168,6 +168,9 @@ def test_bad_arguments():
         frontier.push(A, q, 0, block, start, count.astype(np.int64), top)
     with pytest.raises(spla.DimensionMismatch, match="depth 1 needs start to hold at least 3 levels, it holds 2"):
         frontier.push(A, q, 1, block, start[:2], count, top)
+    for bad in (-1, 0.9, True):
+        with pytest.raises(ValueError, match=rf"depth must be an integer >= 0 \(the level to expand\), got {bad!r}"):
+            frontier.push(A, q, bad, block, start, count, top)
     with pytest.raises(spla.DimensionMismatch, match="out must be a C-contiguous float64 array of shape \\(3, 2\\)"):
         frontier.pull(A, q, 0, block, start, count, np.zeros((3, 3)))
     with pytest.raises(spla.DomainMismatch, match="scale must be a \\(2,\\) int32"):

@@ -469,6 +469,54 @@ def test_assert_equal_semantics():
         assert_equal([np.zeros(2)], [np.zeros(2), np.zeros(2)])
 
 
+def test_assert_equal_does_not_hide_differences():
+    with pytest.raises(AssertionError, match="dtype"):
+        assert_equal(np.float32(1), np.float64(1))               # NumPy scalars carry a dtype
+    with pytest.raises(AssertionError, match="shape"):
+        assert_equal([1.0, 1.0], 1.0)                            # no broadcasting
+    with pytest.raises(AssertionError, match="expected None"):
+        assert_equal(np.zeros(3), None)
+    D = spla.Matrix.from_edges([0], [0], directed=True, device="cpu")
+    U = spla.Matrix.from_edges([0], [0], directed=False, device="cpu")
+    with pytest.raises(AssertionError):
+        assert_equal(D, U)                                       # same arrays, not the same graph
+    assert_equal(1.0, np.float64(1.0))                           # a Python number has no dtype to compare
+
+
+def test_compare_backends_gives_each_leg_its_own_arrays():
+    """move=False (compare_backends) still copies: in-place updates neither leak into the next leg's
+    inputs nor change an earlier leg's result."""
+    def body(x, device):
+        x += 1
+        return x
+    assert_equal(assert_backends_equal(body, np.zeros(1), devices=["cpu", "cpu"], move=False, pass_device=True),
+                 np.ones(1))
+
+    def keeps_a_copy(x, device):
+        y = x.copy()
+        x += 1
+        return y
+    compare_backends(devices=["cpu", "cpu"])(keeps_a_copy)(np.zeros(1))
+
+
+@settings(max_examples=scaled(60), deadline=None)
+@given(p=products(specials=True, max_size=5))
+def test_call_source_reproduces_the_call(p):
+    """The failure reproducer rebuilds the call: NaN and infinities in the vectors, (0, k) blocks, masks
+    and out of size 0, the matrix (values, shape, directedness)."""
+    src = p.call_source(max_items=10**6)
+    ns = {"spla": spla, "np": np}
+    exec(src.rsplit("\n", 1)[0], ns)
+    A = ns["A"]
+    assert A.shape == p.A.shape and A.directed == p.A.directed
+    assert_equal(A, p.A)
+    for name in ("u", "mask", "out"):
+        assert_equal(ns[name], getattr(p, name))
+    want = p.run("cpu")
+    got = eval(src.rsplit("\n", 1)[1], ns)
+    assert_equal(got, want)
+
+
 def test_assert_backends_equal_runs_each_device():
     seen = []
 

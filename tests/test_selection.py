@@ -305,3 +305,14 @@ def test_vecsc_group_size_rule(ncols, mean, fill_threads):
     assert g >= by_mean
     if g > by_mean:
         assert ncols * (g // 2) < fill
+
+
+def test_choose_kernel_arguments(device):
+    A = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), device=device)
+    name, why = spla.choose_kernel(A, semiring="lor_land")   # no dtype: the semiring's own (bool)
+    assert name in spla.KERNELS and why
+    with pytest.raises(spla.DomainMismatch, match=r"choose_kernel: semiring lor_land is not defined on dtype float32"):
+        spla.choose_kernel(A, semiring="lor_land", dtype=np.float32)
+    for bad in (-1, 1.5, None, True, "8"):
+        with pytest.raises(ValueError, match=r"choose_kernel: k must be an integer >= 0"):
+            spla.choose_kernel(A, k=bad)

@@ -220,8 +220,8 @@ def weighted_rowsum(X, weights=None):
     wts = np.asarray(weights, dtype=np.float64).reshape(W, 64)
     out = np.zeros(n, dtype=np.float64)
     for b in range(64):
-        bits = ((X >> np.uint64(b)) & np.uint64(1)).astype(np.float64)
-        out += bits @ wts[:, b]
+        bits = ((X >> np.uint64(b)) & np.uint64(1)).astype(bool)
+        out += np.where(bits, wts[:, b], 0.0).sum(axis=1)  # set bits only: no 0 * inf, as on the GPU
     return out
 
 
