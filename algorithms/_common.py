@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import scipy.sparse as sp
 
 import spla
 from spla import device as _dev
@@ -44,8 +45,6 @@ def as_matrix(G, *, device=None, weight=None, drop_self_loops=False) -> spla.Mat
     elif _is_networkx(G):
         A = spla.Matrix.from_networkx(G, weight=weight, device="auto" if device is None else device)
     else:
-        import scipy.sparse as sp
-
         if sp.issparse(G) or isinstance(G, np.ndarray):
             A = spla.Matrix.from_scipy(G, device="auto" if device is None else device)
         else:
@@ -69,24 +68,19 @@ def without_self_loops(A: spla.Matrix) -> spla.Matrix:
     if key in A._cache:
         return A._cache[key]
     S = A._to_scipy_csc(values_as_is=True)
-    diag = S.diagonal()
-    if not np.any(diag != 0) and not _has_stored_diagonal(S):
+    cols = np.repeat(np.arange(S.shape[1], dtype=np.int64), np.diff(S.indptr).astype(np.int64))
+    off = S.indices != cols
+    if off.all():
         A._cache[key] = A
         return A
-    S = S.tolil()
-    S.setdiag(0)
-    S = S.tocsc()
-    S.eliminate_zeros()
-    S.sort_indices()
+    # drop the stored diagonal entries only: an off-diagonal stored 0 or False is still an arc
+    indptr = np.zeros(S.shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols[off], minlength=S.shape[1]), out=indptr[1:])
+    S = sp.csc_array((S.data[off], S.indices[off], indptr), shape=S.shape)
     B = spla.Matrix._from_sorted_csc(S, pattern=A.is_pattern, directed=A.directed, device=A.device,
                                      symmetric=A.T is A)
     A._cache[key] = B
     return B
-
-
-def _has_stored_diagonal(S) -> bool:
-    coo = S.tocoo()
-    return bool(np.any(coo.row == coo.col))
 
 
 def pattern_of(A: spla.Matrix) -> spla.Matrix:

@@ -83,8 +83,6 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
         return np.zeros(0, dtype=np.float64)
     nodes = None
     if _common._is_networkx(A):
-        import networkx as nx
-
         nodes = list(A)
         if weight is True:
             wattr = "weight"
@@ -94,8 +92,10 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
             wattr = weight
         else:
             raise TypeError(f"weight must be True, False, None or an edge attribute name, got {weight!r}")
-        S = nx.to_scipy_sparse_array(A, nodelist=nodes, weight=wattr, dtype=np.float64, format="csc")
-        M = as_matrix(S, device=device)
+        if wattr is None and A.is_multigraph():
+            wattr = _NO_ATTRIBUTE  # every edge weighs 1, so parallel edges count, as in networkx
+        # weights checked per edge, multigraph weights summed, self-loops exact (spla.Matrix.from_networkx)
+        M = as_matrix(A, device=device, weight=wattr)
     else:
         if isinstance(weight, str):
             raise TypeError(f"weight={weight!r} names a networkx edge attribute, but the input is a matrix; pass "
@@ -160,6 +160,10 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     raise spla.ConvergenceError(
         f"pagerank did not converge within max_iter={max_iter} iterations: {last} "
         "(networkx raises PowerIterationFailedConvergence here); raise max_iter or tol")
+
+
+#: an edge attribute no edge has: from_networkx then gives every edge the default weight 1
+_NO_ATTRIBUTE = object()
 
 
 def _check_out_weights(w, inv_w, xp):

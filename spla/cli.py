@@ -284,20 +284,22 @@ def write_table(out, header, columns):
         w.writerows(rows)
         sys.stdout.flush()
         return
-    out = os.path.realpath(out)  # through a symlink, replace its target, not the link
-    parent = os.path.dirname(out)
-    base = os.path.basename(out)
+    target = os.path.realpath(out)  # through a symlink, replace its target, not the link
+    parent = os.path.dirname(target)
+    base = os.path.basename(target)
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{base}.", suffix=".tmp")
     try:
         try:
-            mode = os.stat(out).st_mode & 0o777
+            mode = os.stat(target).st_mode & 0o777
         except FileNotFoundError:
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
         os.fchmod(fd, mode)
         with open(fd, "wb") as raw:
-            stream = gzip.GzipFile(filename=base[:-3], mode="wb", fileobj=raw) \
+            # the format follows the name the user gave (a link's target may be named otherwise)
+            gz_name = os.path.basename(out)[:-3]
+            stream = gzip.GzipFile(filename=gz_name, mode="wb", fileobj=raw) \
                 if str(out).lower().endswith(".gz") else contextlib.nullcontext(raw)
             with stream as binary:
                 import io as _io
@@ -310,7 +312,7 @@ def write_table(out, header, columns):
                 text.detach()
             raw.flush()
             os.fsync(raw.fileno())
-        os.replace(tmp, out)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -461,10 +463,12 @@ def cmd_centrality(args) -> int:
     _check_output_path(args.out)
     device = _resolve_device(args.device)
     say = _Reporter(args.quiet, hold=True)
-    if args.seed is not None and args.samples is None:
+    if (args.samples is not None or args.seed is not None) and "bc" not in measures:
+        say("note        --samples and --seed apply to bc, which is not in --measures")
+    elif args.seed is not None and args.samples is None:
         say("note        --seed is used with --samples only; betweenness is exact")
-    if args.samples is not None and "bc" not in measures:
-        say("note        --samples applies to bc, which is not in --measures")
+    if (args.max_iter != 100 or args.tol != 1e-6) and "pagerank" not in measures:
+        say("note        --max-iter and --tol apply to pagerank, which is not in --measures")
 
     g, name, _ = _load(args, say)
     weighted_file = g.weights is not None

@@ -881,6 +881,17 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
             vals = vals.reshape(m, width)
             w = vals[:, 2].astype(np.float64) if weighted else None
             return _compact_int(vals[:, 0], vals[:, 1], w, path, is_directed, reason, lines, notes)
+        if weighted and short_tokens:
+            # integer labels and real weights, the common weighted file: one parse of every field
+            vals = tok.parse(data, np.float64)
+            if vals is not None:
+                vals = vals.reshape(m, 3)
+                labels = np.empty(2 * m, dtype=np.int64)
+                labels[0::2], labels[1::2] = first_tok, first_tok + 1
+                # integer tokens only ("7.0" is a string label); below 2**53 they are exact in float64
+                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and tok.intlike(labels).all():
+                    return _compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
+                                        np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
 
     # column by column
     w = None
@@ -932,11 +943,14 @@ def _detect_header(tok, first_tok, nfields) -> bool:
         return True
     if not _looks_like_header(row0):
         return False
-    # column names that are also vertex labels further down ("u v", then "v w") are the first edge
+    # column names that are also vertex labels further down ("u v", then "v w") are the first edge;
+    # only label tokens as long as a name can be one (a cheap length test before any string is built)
+    names = {tok.raw[tok.ts[t]:tok.te[t]] for t in (int(first_tok[0]), int(first_tok[0]) + 1)}
     rest = first_tok[1:][nfields[1:] >= 2]
-    labels = tok.strings(np.concatenate([rest, rest + 1]))
-    return not np.isin(np.array([f.encode() for f in row0], dtype=labels.dtype if labels.size else "S1"),
-                       labels).any()
+    labels = np.concatenate([rest, rest + 1])
+    labels = labels[np.isin(tok.te[labels] - tok.ts[labels], [len(b) for b in names])
+                    & np.isin(tok.arr[tok.ts[labels]], [b[0] for b in names])]  # same length, same first byte
+    return not any(tok.raw[tok.ts[t]:tok.te[t]] in names for t in labels.tolist())
 
 
 def _quotes_in_rows(tok: _Tokens, rows) -> bool:

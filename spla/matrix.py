@@ -27,6 +27,7 @@ head), as in networkx's ``to_scipy_sparse_array`` and ``from_scipy_sparse_array`
 
 from __future__ import annotations
 
+import numbers
 import operator
 
 import numpy as np
@@ -58,14 +59,24 @@ def _check_value_dtype(dtype, what="values"):
                              "of at most 64 bits (e.g. values.astype(np.float64))")
 
 
-def _vertex_count(n):
+def _value_array(values, what="values"):
+    """``values`` as a NumPy array of a supported dtype: float16 (which SciPy's sparse arrays do not
+    hold) becomes float32, exactly; other dtypes are checked by :func:`_check_value_dtype`."""
+    values = np.asarray(_dev.to_numpy(values))
+    if values.dtype == np.float16:
+        return values.astype(np.float32)
+    _check_value_dtype(values.dtype, what)
+    return values
+
+
+def _vertex_count(n, name="n"):
     """``n`` as a non-negative Python int, or a TypeError/InvalidGraph naming it."""
     try:
         n = operator.index(n)
     except TypeError:
-        raise TypeError(f"n must be an integer number of vertices, got {n!r}") from None
+        raise TypeError(f"{name} must be an integer, got {n!r}") from None
     if n < 0:
-        raise InvalidGraph(f"n must be >= 0, got {n}")
+        raise InvalidGraph(f"{name} must be >= 0, got {n}")
     return n
 
 
@@ -242,8 +253,8 @@ class Matrix:
         device = _dev.resolve(device)
         colptr = np.asarray(_dev.to_numpy(colptr))
         rowidx = np.asarray(_dev.to_numpy(rowidx))
-        vals = None if values is None else np.asarray(_dev.to_numpy(values))
-        shape = (_vertex_count(shape[0]), _vertex_count(shape[1]))
+        vals = None if values is None else _value_array(values)
+        shape = (_vertex_count(shape[0], "shape[0]"), _vertex_count(shape[1], "shape[1]"))
         for what, arr in (("colptr", colptr), ("rowidx", rowidx)):
             if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
                 raise InvalidGraph(f"{what} must be a 1-D integer array, got dtype {arr.dtype} and shape {arr.shape}")
@@ -256,7 +267,6 @@ class Matrix:
             raise InvalidGraph(f"row index {int(bad)} is outside 0..{shape[0] - 1} (nrows={shape[0]}); "
                                "fix rowidx or pass a larger shape")
         if vals is not None:
-            _check_value_dtype(vals.dtype)
             if vals.shape != rowidx.shape:
                 raise InvalidGraph(f"values must have one entry per stored entry ({rowidx.shape[0]}), "
                                    f"got shape {vals.shape}")
@@ -285,7 +295,7 @@ class Matrix:
             S = np.asarray(S)
             if S.ndim != 2:
                 raise InvalidGraph(f"expected a 2-D matrix, got an array of shape {S.shape}")
-            S = sp.csc_array(S)
+            S = sp.csc_array(S.astype(np.float32) if S.dtype == np.float16 else S)
         S = sp.csc_array(S, copy=True)
         _check_value_dtype(S.dtype, "matrix values")
         S.sum_duplicates()
@@ -322,15 +332,14 @@ class Matrix:
         # Python ints, so that a uint64 id beyond int64 is reported as it is
         hi = max(int(src.max()), int(dst.max())) if src.size else -1
         lo = min(int(src.min()), int(dst.min()), 0) if src.size else 0
-        n = hi + 1 if n is None else _vertex_count(n)
+        n = hi + 1 if n is None else _vertex_count(n, "n (the number of vertices)")
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
             raise InvalidGraph(f"vertex id {bad} is outside 0..{n - 1} (n={n}); pass a larger n or fix the edge list")
         src = src.astype(np.int64, copy=False)
         dst = dst.astype(np.int64, copy=False)
         if values is not None:
-            values = np.asarray(_dev.to_numpy(values))
-            _check_value_dtype(values.dtype)
+            values = _value_array(values)
             if values.shape != src.shape:
                 raise InvalidGraph(f"values must have one entry per edge ({src.shape[0]}), got shape {values.shape}")
         if directed is not None and not directed:
@@ -391,21 +400,23 @@ class Matrix:
 
 
 def _edge_weights(G, weight, weights):
-    """The edge weights as a NumPy array of bool, integer or float, or InvalidGraph naming the first
-    edge whose weight is not a real number."""
+    """The edge weights as a NumPy array of bool, integer or float (a Fraction or Decimal becomes a
+    float64), or InvalidGraph naming the first edge whose weight is not a real number."""
     try:
         values = np.array(weights)
     except (TypeError, ValueError, OverflowError):
         values = np.array(weights, dtype=object)
     if values.ndim == 1 and values.dtype.kind in "biuf" and values.dtype.itemsize <= 8:
-        return values
+        return values.astype(np.float32) if values.dtype == np.float16 else values
     for a, b, w in G.edges(data=weight, default=1):
-        if not isinstance(w, (bool, int, float, np.bool_, np.integer, np.floating)) or \
-                (isinstance(w, int) and not -2**63 <= w < 2**64):
+        real = isinstance(w, numbers.Real) or (isinstance(w, numbers.Number) and not isinstance(w, numbers.Complex))
+        if not real or isinstance(w, str) or (isinstance(w, int) and not -2**63 <= w < 2**64):
             raise InvalidGraph(f"edge {a!r} - {b!r} has {weight}={w!r} ({type(w).__name__}); edge weights must "
-                               "be numbers (bool, int within 64 bits, float)")
-    _check_value_dtype(values.dtype, "edge weights")  # e.g. a mix of huge ints and negatives
-    return values
+                               "be real numbers (bool, int within 64 bits, float, Fraction, Decimal)")
+    try:  # every weight is a real number: Fractions, Decimals and mixes of huge ints become float64
+        return np.array([float(w) for w in weights], dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise InvalidGraph(f"edge weights {weight!r} cannot be converted to float64 ({e})") from None
 
 
 def _orientation(S, directed):

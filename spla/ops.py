@@ -9,6 +9,7 @@ Every argument is checked here, at the door; the backends (``spla.backends.cpu``
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import numpy as np
@@ -168,12 +169,12 @@ def _check_values_cast(name, A, semiring, dtype, transpose):
     if values is None or values.dtype.kind not in "fiu":  # a pattern or bool matrix: one attribute test
         return
     dtype = np.dtype(dtype)
+    if dtype.kind not in "iu" or _holds(values.dtype, dtype):
+        return
     ignores_a = ("pair", "second" if transpose else "first")  # mxv computes MUL(a, x)
-    if dtype.kind not in "iu" or semiring.mul.name in ignores_a:
+    if semiring.mul.name in ignores_a:
         return
-    if values.dtype.kind in "iu" and np.can_cast(values.dtype, dtype, "safe"):
-        return
-    key = ("values_cast_ok", dtype.str)
+    key = ("values_cast_ok", dtype)
     if key not in A._cache:
         xp = A.xp
         lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
@@ -184,7 +185,16 @@ def _check_values_cast(name, A, semiring, dtype, transpose):
         else:
             A._cache[key] = not values.size or (int(values.min()) >= lo and int(values.max()) <= hi)
     if not A._cache[key]:
-        what = "NaN, inf or values" if values.dtype.kind == "f" else "values"
+        if values.dtype.kind == "f":
+            what, remedy = "NaN, inf or values", "u.astype(np.float64)"
+        else:
+            what, remedy = "some", f"u.astype(np.{values.dtype.name})"
         raise InvalidGraph(f"{name}: A's {values.dtype} values include {what} outside {dtype}'s "
                            f"range [{np.iinfo(dtype).min}, {np.iinfo(dtype).max}], which have no {dtype} value; "
-                           f"multiply in a wider domain (u.astype(np.int64) or np.float64) or clean A's values")
+                           f"multiply in a domain that holds them ({remedy}) or clean A's values")
+
+
+@functools.lru_cache(maxsize=None)
+def _holds(values_dtype, dtype) -> bool:
+    """Whether every value of the integer dtype ``values_dtype`` is a value of ``dtype``."""
+    return values_dtype.kind in "iu" and bool(np.can_cast(values_dtype, dtype, "safe"))

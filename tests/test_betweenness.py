@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import networkx as nx
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -380,3 +381,17 @@ def test_one_source_keeps_the_single_source_path(device, monkeypatch):
     got = betweenness_centrality(G, sources=[7], normalized=False, device=device)
     ref = as_array(nx.betweenness_centrality_subset(G, [7], list(G), normalized=False), G)
     np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
+
+
+def test_dropping_self_loops_keeps_stored_zeros_and_false():
+    """Only the diagonal goes: an off-diagonal stored 0 or False is still an arc (as networkx's
+    from_scipy_sparse_array keeps a weight-0 edge)."""
+    from algorithms._common import without_self_loops
+
+    for data in (np.array([0.0, 1.0, 1.0]), np.array([False, True, True])):
+        S = sp.csc_array((data, (np.array([0, 1, 2]), np.array([1, 2, 2]))), shape=(3, 3))
+        A = spla.Matrix.from_scipy(S, directed=True, device="cpu")
+        B = without_self_loops(A)
+        assert B.nnz == 2 and B.to_scipy()[0, 1] == 0 and B.to_scipy()[1, 2] == 1
+    P = spla.Matrix.from_edges([0, 1], [1, 2], directed=True, device="cpu")
+    assert without_self_loops(P) is P

@@ -11,6 +11,7 @@ when they cannot be imported.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 import re
@@ -356,15 +357,25 @@ def test_output_through_a_symlink_and_to_stdout(tmp_path, fake):
     assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["res.csv"]
     res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "-", "-q", cwd=tmp_path, fake_dir=fake)
     assert res.returncode == 0 and res.stdout.startswith("vertex,degree\n") and not (tmp_path / "-").exists()
+    # the format follows the name given, not the target's
+    (tmp_path / "link.tsv.gz").symlink_to(tmp_path / "real" / "plain.dat")
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "link.tsv.gz", "-q", cwd=tmp_path,
+                   fake_dir=fake)
+    assert res.returncode == 0, res.stderr
+    assert gzip.decompress((tmp_path / "real" / "plain.dat").read_bytes()).decode().startswith("vertex\tdegree\n")
 
 
 def test_ignored_options_are_noted(tmp_path, fake):
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--seed", "3", "--samples", "2", cwd=tmp_path,
                    fake_dir=fake)
-    assert res.returncode == 0 and "--samples applies to bc, which is not in --measures" in res.stderr
+    assert res.returncode == 0 and "--samples and --seed apply to bc, which is not in --measures" in res.stderr
     res = spla_cmd("centrality", "g.txt", "--measures", "bc", "--seed", "3", cwd=tmp_path, fake_dir=fake)
     assert res.returncode == 0 and "--seed is used with --samples only" in res.stderr
+    res = spla_cmd("centrality", "g.txt", "--measures", "bc", "--max-iter", "50", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0 and "--max-iter and --tol apply to pagerank" in res.stderr
+    res = spla_cmd("centrality", "g.txt", "--measures", "bc,pagerank", "--tol", "1e-8", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0 and "note" not in res.stderr
 
 
 @pytest.mark.skipif(not real_algorithms(), reason="the algorithms package cannot be imported")
@@ -387,8 +398,6 @@ def test_control_bytes_are_escaped_in_errors(tmp_path):
 
 
 def test_gzip_output(tmp_path, fake):
-    import gzip
-
     write(tmp_path, "g.txt", "1 2\n")
     res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "o.csv.gz", cwd=tmp_path, fake_dir=fake)
     assert res.returncode == 0, res.stderr

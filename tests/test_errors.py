@@ -87,7 +87,8 @@ def test_integer_values_outside_the_domain(op, dtype, device):
             continue
         S = sp.csc_array(np.array([[0, bad], [2, 0]], dtype=wide))
         A = spla.Matrix.from_scipy(S, directed=True, device=device)
-        with pytest.raises(spla.InvalidGraph, match=rf"values include values outside {np.dtype(dtype)}'s range"):
+        with pytest.raises(spla.InvalidGraph, match=rf"A's {np.dtype(wide)} values include some outside "
+                           rf"{np.dtype(dtype)}'s range .*holds them \(u.astype\(np.{np.dtype(wide)}\)\)"):
             op[1](u, A, "plus_times")
         ignored = "first" if op[0] == "vxm" else "second"
         for name in (f"plus_{ignored}", "plus_pair"):
@@ -384,6 +385,11 @@ def test_from_csc_bad_rowidx_and_values():
         spla.Matrix.from_csc(colptr, np.array([0, 1]), np.array([1j, 2.0]), (2, 2), device="cpu")
 
 
+def test_from_csc_shape_must_be_integers():
+    with pytest.raises(TypeError, match=r"shape\[0\] must be an integer, got 2.0"):
+        spla.Matrix.from_csc([0, 0, 0], [], None, (2.0, 2), device="cpu")
+
+
 def test_unsupported_value_dtypes():
     with pytest.raises(spla.DomainMismatch, match=r"values of dtype complex128 are not supported"):
         spla.Matrix.from_edges([0], [1], values=np.array([3 + 4j]), directed=True, device="cpu")
@@ -403,11 +409,11 @@ def test_directed_must_be_a_bool_or_none(build):
 
 
 def test_from_edges_bad_n_and_ids():
-    with pytest.raises(TypeError, match=r"n must be an integer number of vertices, got 3.7"):
+    with pytest.raises(TypeError, match=r"n \(the number of vertices\) must be an integer, got 3.7"):
         spla.Matrix.from_edges([0], [1], n=3.7, device="cpu")
-    with pytest.raises(TypeError, match=r"n must be an integer number of vertices, got '5'"):
+    with pytest.raises(TypeError, match=r"n \(the number of vertices\) must be an integer, got '5'"):
         spla.Matrix.from_edges([0], [1], n="5", device="cpu")
-    with pytest.raises(spla.InvalidGraph, match=r"n must be >= 0, got -1"):
+    with pytest.raises(spla.InvalidGraph, match=r"n \(the number of vertices\) must be >= 0, got -1"):
         spla.Matrix.from_edges([], [], n=-1, device="cpu")
     big = np.array([2**63 + 1], dtype=np.uint64)
     with pytest.raises(spla.InvalidGraph, match=rf"vertex id {2**63 + 1} is outside 0..9"):
@@ -423,7 +429,7 @@ def test_from_networkx_bad_input():
         G = nx.Graph()
         G.add_edge("a", "b", weight=1.5)
         G.add_edge("b", "c", weight=bad)
-        with pytest.raises(spla.InvalidGraph, match=rf"edge .b. - .c. has weight={re.escape(repr(bad))} .*edge weights must be numbers"):
+        with pytest.raises(spla.InvalidGraph, match=rf"edge .b. - .c. has weight={re.escape(repr(bad))} .*edge weights must be real numbers"):
             spla.Matrix.from_networkx(G, weight="weight", device="cpu")
 
 

@@ -217,6 +217,14 @@ def test_header_row_detected_string_labels(tmp_path):
     assert g.src.size == 2
 
 
+@pytest.mark.parametrize("name, text", [("g.txt", "source target\ns x\nx y\n"), ("g.csv", "from,to\nf,x\nx,t\n"),
+                                        ("q.csv", '"source","target"\n"s","x"\n"x","y"\n')])
+def test_header_words_with_shorter_labels_are_a_header(tmp_path, name, text):
+    """Column names are compared with the labels whole (a label 's' is not the name 'source')."""
+    g = read_graph(write(tmp_path, name, text))
+    assert g.src.size == 2 and any("header" in n for n in g.notes)
+
+
 @pytest.mark.parametrize("name, text", [("g.txt", "u v\nv w\nw u\n"), ("g.csv", "u,v\nv,w\nw,u\n"),
                                         ("q.csv", '"u","v"\n"v","w"\n"w","u"\n')])
 def test_header_words_that_are_labels_are_an_edge(tmp_path, name, text):

@@ -328,6 +328,27 @@ def test_from_networkx_keeps_the_weights_dtype():
     assert spla.Matrix.from_networkx(O, weight="weight", device="cpu").is_pattern
 
 
+def test_from_networkx_exact_and_half_precision_weights():
+    """Fraction and Decimal weights become float64; float16 values (SciPy has no float16 sparse arrays)
+    become float32 exactly, in every constructor."""
+    import decimal
+    import fractions
+
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=fractions.Fraction(1, 4))
+    G.add_edge(1, 2, weight=decimal.Decimal("2.5"))
+    A = spla.Matrix.from_networkx(G, weight="weight", device="cpu")
+    assert A.dtype == np.float64 and dense(A)[0][0, 1] == 0.25 and dense(A)[0][2, 1] == 2.5
+    H = nx.DiGraph()
+    H.add_edge(0, 1, weight=np.float16(0.5))
+    half = np.array([0.5, 1.5], dtype=np.float16)
+    for M in (spla.Matrix.from_networkx(H, weight="weight", device="cpu"),
+              spla.Matrix.from_edges([0, 1], [1, 0], values=half, directed=True, device="cpu"),
+              spla.Matrix.from_csc([0, 1, 2], [1, 0], half[::-1], (2, 2), device="cpu"),
+              spla.Matrix.from_scipy(np.array([[0, 0.5], [1.5, 0]], dtype=np.float16), device="cpu")):
+        assert M.dtype == np.float32 and dense(M)[0][1, 0] in (0.0, 1.5) and dense(M)[0][0, 1] == 0.5
+
+
 def test_from_networkx_empty_graphs():
     for G in (nx.Graph(), nx.DiGraph(), nx.MultiGraph()):
         A = spla.Matrix.from_networkx(G, device="cpu")

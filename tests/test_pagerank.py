@@ -185,6 +185,15 @@ def test_out_weight_without_a_finite_reciprocal(big, small, device):
         np.testing.assert_allclose(pagerank(S * 1e300, device=device), scaled, atol=ATOL)
 
 
+def test_infinite_self_loop_is_reported_as_infinite(device):
+    """A self-loop of weight inf is an infinite weight (networkx's converter computes w + w - w = NaN)."""
+    G = nx.Graph()
+    G.add_edge(0, 0, weight=np.inf)
+    G.add_edge(0, 1, weight=1.0)
+    with pytest.raises(spla.InvalidGraph, match="infinite edge weights"):
+        pagerank(G, device=device)
+
+
 def test_zero_weight_arcs_are_dangling_like_networkx(device):
     G = nx.DiGraph()
     G.add_edge(0, 1, weight=0.0)

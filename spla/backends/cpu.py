@@ -38,11 +38,11 @@ def _finite_values(A, dtype):
     """Whether A's values are finite once cast to ``dtype`` (float64 1e300 is inf in float32), cached per
     dtype.  SciPy's product multiplies every stored entry, so an identity input times inf would give NaN
     where the semiring says the input contributes nothing: infinite values take the generic product."""
-    dtype = np.dtype(dtype)
-    key = ("finite_values", dtype.str)
+    if A.values is None or dtype.kind in "biu":
+        return True
+    key = ("finite_values", dtype)
     if key not in A._cache:
-        A._cache[key] = (A.values is None or dtype.kind in "biu"
-                         or bool(np.all(np.isfinite(A.values.astype(dtype, copy=False)))))
+        A._cache[key] = bool(np.all(np.isfinite(A.values.astype(dtype, copy=False))))
     return A._cache[key]
 
 
