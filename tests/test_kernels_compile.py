@@ -10,7 +10,8 @@
 * when an NVRTC library is loadable (the ``nvidia-cuda-nvrtc-cu12`` wheel or a CUDA toolkit),
   a sample of modules is compiled exactly as CuPy does (name expressions, lowered names).
 
-Skipped when ``nvcc`` (resp. libnvrtc) is not available.  Runs in well under a minute on two cores.
+Skipped when ``nvcc`` (resp. libnvrtc) is not available.  The nvcc compile takes about 6 minutes on CI's two cores
+(its jobs run in parallel; each may take up to 600 s, which a loaded machine has exceeded).
 """
 
 from __future__ import annotations
