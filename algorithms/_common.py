@@ -67,16 +67,14 @@ def without_self_loops(A: spla.Matrix) -> spla.Matrix:
     key = "without_self_loops"
     if key in A._cache:
         return A._cache[key]
-    S = A._to_scipy_csc(values_as_is=True)
-    cols = np.repeat(np.arange(S.shape[1], dtype=np.int64), np.diff(S.indptr).astype(np.int64))
-    off = S.indices != cols
+    C = A._to_scipy_csc(values_as_is=True).tocoo()
+    off = C.row != C.col
     if off.all():
         A._cache[key] = A
         return A
     # drop the stored diagonal entries only: an off-diagonal stored 0 or False is still an arc
-    indptr = np.zeros(S.shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols[off], minlength=S.shape[1]), out=indptr[1:])
-    S = sp.csc_array((S.data[off], S.indices[off], indptr), shape=S.shape)
+    S = sp.csc_array((C.data[off], (C.row[off], C.col[off])), shape=C.shape)
+    S.sort_indices()
     B = spla.Matrix._from_sorted_csc(S, pattern=A.is_pattern, directed=A.directed, device=A.device,
                                      symmetric=A.T is A)
     A._cache[key] = B

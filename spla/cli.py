@@ -348,6 +348,7 @@ def _correlation_lines(results, keys) -> list:
     import algorithms
 
     lines = []
+    constant = {k: _constant(np.asarray(results[k], dtype=np.float64)) for k in keys}
     for method in ("spearman", "pearson"):
         if lines:
             lines.append("")
@@ -357,17 +358,18 @@ def _correlation_lines(results, keys) -> list:
         for a in keys:
             row = f"{a:<{w}}"
             for b in keys:
-                x, y = (np.asarray(results[k], dtype=np.float64) for k in (a, b))
-                if _constant(x) or _constant(y):
+                if constant[a] or constant[b]:
                     r = math.nan  # undefined (one measure is the same everywhere), the diagonal too
                 else:
-                    r = 1.0 if a == b else algorithms.rank_correlation(x, y, method=method)
+                    r = 1.0 if a == b else algorithms.rank_correlation(
+                        np.asarray(results[a], dtype=np.float64), np.asarray(results[b], dtype=np.float64),
+                        method=method)
                 row += f"{r:>{max(len(b), 6) + 2}.3f}"
             lines.append(row)
-    constant = [k for k in keys if _constant(np.asarray(results[k], dtype=np.float64))]
-    if constant:
-        one = len(constant) == 1
-        lines.append(f"(nan: {', '.join(constant)} {'is' if one else 'are'} the same for every vertex, so "
+    same = [k for k in keys if constant[k]]
+    if same:
+        one = len(same) == 1
+        lines.append(f"(nan: {', '.join(same)} {'is' if one else 'are'} the same for every vertex, so "
                      f"correlations with {'it' if one else 'them'} are undefined)")
     return lines
 

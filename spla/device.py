@@ -92,6 +92,12 @@ def activate(device: str):
     return cp.cuda.Device(index)
 
 
+def is_cupy_array(x) -> bool:
+    """Whether x is a CuPy array (False, without importing anything new, when there is no GPU)."""
+    cp = _cupy()
+    return cp is not None and isinstance(x, cp.ndarray)
+
+
 def array_device(x) -> str:
     """The device an array lives on: "cpu" for NumPy arrays, "gpu:N" for CuPy arrays."""
     if isinstance(x, np.ndarray):

@@ -31,10 +31,6 @@ from . import device as _dev
 _serial = itertools.count()
 
 
-def _is_cupy(a) -> bool:
-    return type(a).__module__.startswith("cupy") and hasattr(a, "device")
-
-
 def fuse(factory, name=None):
     """Fused version of ``factory(xp)``; see the module docstring.  Arguments: arrays of one
     device (NumPy or CuPy) and Python/NumPy scalars; returns what ``fn`` returns.
@@ -45,7 +41,7 @@ def fuse(factory, name=None):
 
     @functools.wraps(cpu_fn)
     def run(*args):
-        if not any(_is_cupy(a) for a in args):  # NumPy arrays, lists and scalars: NumPy
+        if not any(_dev.is_cupy_array(a) for a in args):  # NumPy arrays, lists and scalars: NumPy
             return cpu_fn(*args)
         if not gpu_fn:
             cp = _dev.cupy_module()

@@ -407,7 +407,7 @@ def _edge_weights(G, weight, weights):
     except (TypeError, ValueError, OverflowError):
         values = np.array(weights, dtype=object)
     if values.ndim == 1 and values.dtype.kind in "biuf" and values.dtype.itemsize <= 8:
-        return values.astype(np.float32) if values.dtype == np.float16 else values
+        return _value_array(values, "edge weights")
     for a, b, w in G.edges(data=weight, default=1):
         real = isinstance(w, numbers.Real) or (isinstance(w, numbers.Number) and not isinstance(w, numbers.Complex))
         if not real or isinstance(w, str) or (isinstance(w, int) and not -2**63 <= w < 2**64):

@@ -102,10 +102,7 @@ def _product_on_device(name, u, A, semiring, mask, complement, accum, out, repla
     if u.shape[0] != n_in:
         raise DimensionMismatch(f"{name}: u has {u.shape[0]} rows but A of shape {A.shape} needs {n_in}")
     if np.dtype(u.dtype) not in semiring.dtypes:
-        hint = ("" if u.dtype.isnative else
-                f" (u is {u.dtype.str}, not native byte order: use u.astype(u.dtype.newbyteorder('=')))")
-        raise DomainMismatch(f"{name}: semiring {semiring.name} is not defined on dtype {u.dtype}; "
-                             f"it accepts {', '.join(str(d) for d in semiring.dtypes)}{hint}")
+        raise semiring.dtype_error(u.dtype, name)
     for flag, value in (("complement", complement), ("replace", replace)):
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{name}: {flag} must be True or False, got {value!r}")

@@ -77,7 +77,7 @@ import numpy as np
 
 from .backends import for_device
 from .backends import gpu as _gpu
-from .errors import DomainMismatch, KernelUnavailable
+from .errors import KernelUnavailable
 
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
@@ -159,8 +159,7 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
             dtype = np.dtype(semiring.dtypes[0])
     dtype = np.dtype(dtype)
     if semiring is not None and dtype not in semiring.dtypes:
-        raise DomainMismatch(f"choose_kernel: semiring {semiring.name} is not defined on dtype {dtype}; "
-                             f"it accepts {', '.join(str(d) for d in semiring.dtypes)}")
+        raise semiring.dtype_error(dtype, "choose_kernel")
     if push_arcs is not None or pull_arcs is not None:
         return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs)
     sparse = masked == "sparse" and int(k) == 1

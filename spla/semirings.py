@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import UnknownNameError
+from .errors import DomainMismatch, UnknownNameError
 
 BOOL = (np.dtype(np.bool_),)
 SIGNED = (np.dtype(np.int32), np.dtype(np.int64))
@@ -165,6 +165,14 @@ class Semiring:
 
     def identity(self, dtype):
         return self.add.identity(dtype)
+
+    def dtype_error(self, dtype, who) -> DomainMismatch:
+        """The error for a domain ``dtype`` not in ``self.dtypes``, naming the caller ``who``."""
+        dtype = np.dtype(dtype)
+        hint = ("" if dtype.isnative else
+                f" (u is {dtype.str}, not native byte order: use u.astype(u.dtype.newbyteorder('=')))")
+        return DomainMismatch(f"{who}: semiring {self.name} is not defined on dtype {dtype}; "
+                              f"it accepts {', '.join(str(d) for d in self.dtypes)}{hint}")
 
     def __repr__(self):
         return f"spla.semirings.{self.name}"

@@ -339,27 +339,35 @@ def matrix_source(A: Matrix) -> str:
 
 # =============================================================================== comparing
 def _is_array(x):
-    if isinstance(x, np.ndarray):
-        return True
-    cp = _dev._cupy()
-    return cp is not None and isinstance(x, cp.ndarray)
+    return isinstance(x, np.ndarray) or _dev.is_cupy_array(x)
+
+
+def _walk(x, on_array, on_matrix=None):
+    """x with every NumPy/CuPy array replaced by ``on_array(a)`` and every Matrix by ``on_matrix(M)``
+    (kept when None), recursively through tuples, lists and dicts; anything else as it is."""
+    if on_matrix is not None and isinstance(x, Matrix):
+        return on_matrix(x)
+    if _is_array(x):
+        return on_array(x)
+    if isinstance(x, tuple):
+        return tuple(_walk(v, on_array, on_matrix) for v in x)
+    if isinstance(x, list):
+        return [_walk(v, on_array, on_matrix) for v in x]
+    if isinstance(x, dict):
+        return {k: _walk(v, on_array, on_matrix) for k, v in x.items()}
+    return x
+
+
+def _matrix_parts(M):
+    vals = None if M.values is None else _dev.to_numpy(M.values)
+    return ("Matrix", M.shape, "directed" if M.directed else "undirected",
+            _dev.to_numpy(M.colptr).astype(np.int64), _dev.to_numpy(M.rowidx).astype(np.int64), vals)
 
 
 def _host(x):
-    """x with every CuPy array replaced by a NumPy one, Matrices by (shape, colptr, rowidx, values)."""
-    if isinstance(x, Matrix):
-        vals = None if x.values is None else _dev.to_numpy(x.values)
-        return ("Matrix", x.shape, "directed" if x.directed else "undirected",
-                _dev.to_numpy(x.colptr).astype(np.int64), _dev.to_numpy(x.rowidx).astype(np.int64), vals)
-    if _is_array(x):
-        return _dev.to_numpy(x)
-    if isinstance(x, tuple):
-        return tuple(_host(v) for v in x)
-    if isinstance(x, list):
-        return [_host(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _host(v) for k, v in x.items()}
-    return x
+    """x with every CuPy array replaced by a NumPy one, Matrices by (shape, directedness, colptr, rowidx,
+    values)."""
+    return _walk(x, _dev.to_numpy, _matrix_parts)
 
 
 def assert_equal(actual, expected, *, rtol=1e-6, atol=1e-9, check_dtype=True, err_msg="", _path="result"):
@@ -403,30 +411,13 @@ def available_devices():
 
 def _move(x, device):
     """x with every Matrix and array moved (copied) to ``device``, recursively."""
-    if isinstance(x, Matrix):
-        return x.to(device)
-    if _is_array(x):
-        return _dev.to_device(np.array(_dev.to_numpy(x), copy=True), device)
-    if isinstance(x, tuple):
-        return tuple(_move(v, device) for v in x)
-    if isinstance(x, list):
-        return [_move(v, device) for v in x]
-    if isinstance(x, dict):
-        return {k: _move(v, device) for k, v in x.items()}
-    return x
+    return _walk(x, lambda a: _dev.to_device(np.array(_dev.to_numpy(a), copy=True), device),
+                 lambda M: M.to(device))
 
 
 def _copy_arrays(x):
     """x with every NumPy/CuPy array copied (on its own device), recursively; the rest as it is."""
-    if _is_array(x):
-        return x.copy()
-    if isinstance(x, tuple):
-        return tuple(_copy_arrays(v) for v in x)
-    if isinstance(x, list):
-        return [_copy_arrays(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _copy_arrays(v) for k, v in x.items()}
-    return x
+    return _walk(x, lambda a: a.copy())
 
 
 def _accepts_device(fn):
