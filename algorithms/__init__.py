@@ -1,9 +1,11 @@
 """Graph centralities written as linear algebra over the spla engine.
 
-Every function accepts a ``spla.Matrix``, a SciPy sparse matrix/array (A[i, j] != 0 is
-the arc i -> j) or a networkx Graph/DiGraph (vertices in ``list(G)`` order), returns
-NumPy arrays indexed like the input, follows networkx's semantics and defaults, and
-takes ``device=`` and ``kernel=`` overrides.  Only spla products (``vxm``/``mxv`` over
+Every centrality accepts a ``spla.Matrix``, a SciPy sparse matrix/array (a stored A[i, j],
+even 0, is the arc i -> j, as networkx's ``from_scipy_sparse_array``) or a networkx
+Graph/DiGraph (vertices in ``list(G)`` order), returns NumPy arrays indexed like the input
+(``edge_betweenness_centrality``: a SciPy sparse array), follows networkx's semantics and
+defaults, and takes a ``device=`` override and, where it multiplies, ``kernel=``
+(``degree_centrality`` makes no product; ``rank_correlation`` compares two vectors).  Only spla products (``vxm``/``mxv`` over
 semirings, ``spla.bits``) and plain array operations are used: no CUDA source lives here.
 """
 

@@ -1,7 +1,7 @@
 """Shared plumbing of the algorithms: turning user input into a spla.Matrix, and back.
 
-Every algorithm accepts a ``spla.Matrix``, a SciPy sparse matrix/array (A[i, j] != 0 is
-the arc i -> j; symmetric means undirected unless told), or a networkx Graph/DiGraph
+Every algorithm accepts a ``spla.Matrix``, a SciPy sparse matrix/array (a stored A[i, j],
+even 0, is the arc i -> j; symmetric means undirected unless told), or a networkx Graph/DiGraph
 (vertices in ``list(G)`` order).  Results are NumPy arrays indexed like the input.
 """
 

@@ -31,7 +31,7 @@ def rank_correlation(x, y, method="spearman") -> float:
     Returns
     -------
     float, in [-1, 1]; NaN when one input is constant (the coefficient is undefined;
-    SciPy also warns).
+    SciPy also warns for spearman and pearson, not for kendall).
 
     Raises ``spla.UnknownNameError`` for an unknown method and ValueError for inputs of
     different lengths, not 1-D, or shorter than 2.

@@ -1,7 +1,7 @@
 """Distance centralities of every vertex from one bit-parallel, all-sources BFS.
 
-d(s, t) is the hop distance (number of arcs on a shortest path s -> t; arc i -> j is
-A[i, j] != 0; values, multi-edges and self-loops do not change it).  n = |V|.
+d(s, t) is the hop distance (number of arcs on a shortest path s -> t; arc i -> j is a
+stored A[i, j], even 0; values, multi-edges and self-loops do not change it).  n = |V|.
 
 ``closeness_centrality`` (networkx.closeness_centrality; Freeman, with Wasserman & Faust's
 correction for disconnected graphs), over INCOMING distances as networkx uses for
@@ -320,17 +320,27 @@ def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
 
 
 @on_graph_device
-def sum_of_distances(A, *, device=None, kernel="auto", progress=None):
+def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progress=None):
     """Sum of the hop distances from each vertex to every vertex it reaches ("shortness").
 
     s(v) = Σ_{t reachable from v} d(v, t)   (outgoing distances; unreachable t are skipped,
     so an isolated vertex has 0).  For an undirected connected graph this is the
-    homework seed's shortness centrality (and 1 / closeness · (n - 1)).
+    homework seed's shortness centrality (and 1 / closeness · (n - 1)).  Sums of vertices
+    that reach different numbers of vertices are not comparable (a vertex of a small
+    component has a small sum): ``return_reach`` also returns those numbers.
 
-    Parameters as :func:`closeness_centrality`.  Returns a numpy int64 array (n,) (exact).
+    Parameters as :func:`closeness_centrality`, and
+    return_reach : bool, also return r(v) = |{t : v reaches t}| (v itself included)
+
+    Returns
+    -------
+    numpy int64 array (n,) of s(v) (exact); with ``return_reach``, a pair (s, r) of int64 (n,)
     """
+    if not isinstance(return_reach, (bool, np.bool_)):
+        raise TypeError(f"return_reach must be True or False, got {return_reach!r}")
     if is_empty_graph(A):
-        return np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty.copy()) if return_reach else empty
     M = as_matrix(A, device=device)
-    dist, _, _ = distance_sums(M, direction="out", kernel=kernel, progress=progress)
-    return to_numpy(dist)
+    dist, reach, _ = distance_sums(M, direction="out", kernel=kernel, progress=progress)
+    return (to_numpy(dist), to_numpy(reach)) if return_reach else to_numpy(dist)

@@ -1,6 +1,6 @@
 """spla: GraphBLAS-style sparse linear algebra for graph centralities, on the GPU (CuPy) or the CPU (NumPy/SciPy).
 
-    >>> import spla
+    >>> import numpy, spla
     >>> A = spla.Matrix.from_edges([0, 1], [1, 2], device="cpu")      # undirected path 0-1-2
     >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
     array([0., 1., 0.])

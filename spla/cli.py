@@ -120,6 +120,11 @@ def _graph_path(arg):
     if arg is None:
         with bundled_graph() as path:
             yield path, BUNDLED_FILE, BUNDLED_DESCRIPTION
+    elif str(arg) == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("GRAPH '-' reads the graph from stdin, which is a terminal; pipe or redirect a "
+                             "file into it (spla centrality - --format edgelist < edges.txt), or name the file")
+        yield sys.stdin.buffer, "<stdin>", "read from stdin"
     else:
         yield arg, str(arg), ""
 
@@ -328,20 +333,52 @@ def _fmt_value(v) -> str:
     return f"{v:.6g}"
 
 
-def _top_table(key, values, labels, top) -> list:
-    """Lines of the top-``top`` table of one measure."""
+def _top_table(key, values, labels, top, reach=None) -> list:
+    """Lines of the top-``top`` table of one measure.
+
+    NaN values are not ranked (a line says how many).  ``reach`` (int (n,), optional): the
+    number of vertices each vertex's value is taken over; where it varies, vertices that
+    reach more rank first and a column shows it (a small component's distance sum is small
+    but not central).
+    """
     m = MEASURES[key]
     vals = np.asarray(values)
-    order_key = np.where(np.isnan(vals.astype(np.float64)), -np.inf if m.higher_first else np.inf,
-                         vals.astype(np.float64))
-    order = np.argsort(-order_key if m.higher_first else order_key, kind="stable")[:top]
+    f = vals.astype(np.float64)
+    ranked = np.flatnonzero(~np.isnan(f))
+    if reach is not None and np.unique(np.asarray(reach)).size < 2:
+        reach = None
+    value_key = -f[ranked] if m.higher_first else f[ranked]
+    if reach is None:
+        order = ranked[np.argsort(value_key, kind="stable")]
+    else:
+        order = ranked[np.lexsort((value_key, -np.asarray(reach)[ranked]))]
+    order = order[:top]
     lab = [str(labels[i]) for i in order]
+    text = [_fmt_value(vals[i]) for i in order]
     width = max([len("vertex")] + [len(s) for s in lab])
-    head = f"top {len(order)} by {key} ({m.title}{'' if m.higher_first else '; smallest first'}):"
-    lines = [head, f"  {'rank':>4}  {'vertex':<{width}}  {key}"]
-    for r, (i, s) in enumerate(zip(order, lab), 1):
-        lines.append(f"  {r:>4}  {s:<{width}}  {_fmt_value(vals[i])}")
+    how = "" if m.higher_first else "; smallest first"
+    if reach is None:
+        lines = [f"top {len(order)} by {key} ({m.title}{how}):", f"  {'rank':>4}  {'vertex':<{width}}  {key}"]
+        lines += [f"  {r:>4}  {s:<{width}}  {t}" for r, (s, t) in enumerate(zip(lab, text), 1)]
+    else:
+        how = f"; most vertices reached first, then {'largest' if m.higher_first else 'smallest'}"
+        vw = max([len(key)] + [len(t) for t in text])
+        lines = [f"top {len(order)} by {key} ({m.title}{how}):",
+                 f"  {'rank':>4}  {'vertex':<{width}}  {key:<{vw}}  reached"]
+        lines += [f"  {r:>4}  {s:<{width}}  {t:<{vw}}  {_fmt_value(int(reach[i]))}"
+                  for r, (i, s, t) in enumerate(zip(order, lab, text), 1)]
+    unranked = vals.size - ranked.size
+    if unranked:
+        lines.append(f"  ({unranked:,} {'vertex has' if unranked == 1 else 'vertices have'} {key} nan and "
+                     f"{'is' if unranked == 1 else 'are'} not ranked{_nan_reason(key)})")
     return lines
+
+
+def _nan_reason(key) -> str:
+    if key == "bc":
+        return ": with --samples 1 a sampled source's estimate is undefined (networkx's estimator " \
+               "divides a source's share by samples - 1)"
+    return ""
 
 
 def _correlation_lines(results, keys) -> list:
@@ -428,10 +465,16 @@ def _directed_text(g, args) -> str:
     return f"{'yes' if g.directed else 'no'}: {why}"
 
 
+def _count(k: int, noun: str) -> str:
+    """'1 arc', '0 arcs', '1,000 arcs' for the plural ``noun``."""
+    singular = {"vertices": "vertex", "undirected edges": "undirected edge", "arcs": "arc", "rows": "row"}[noun]
+    return f"{k:,} {singular if k == 1 else noun}"
+
+
 def _size_text(g, A) -> str:
     if g.directed:
-        return f"{g.n:,} vertices, {A.nnz:,} arcs"
-    return f"{g.n:,} vertices, {A.nnz // 2:,} undirected edges ({A.nnz:,} arcs)"
+        return f"{_count(g.n, 'vertices')}, {_count(A.nnz, 'arcs')}"
+    return f"{_count(g.n, 'vertices')}, {_count(A.nnz // 2, 'undirected edges')} ({_count(A.nnz, 'arcs')})"
 
 
 def _kernel_text(A, requested) -> str:
@@ -506,7 +549,7 @@ def cmd_centrality(args) -> int:
     import algorithms
 
     show_bar = sys.stderr.isatty() and not args.quiet
-    results, timings = {}, {}
+    results, timings, reach = {}, {}, {}
     for key in measures:
         m = MEASURES[key]
         fn = getattr(algorithms, m.function)
@@ -520,13 +563,19 @@ def cmd_centrality(args) -> int:
             kw.update(alpha=args.alpha, max_iter=args.max_iter, tol=args.tol)
         elif key == "daccer":
             kw.update(radius=args.radius)
+        elif key == "distance-sum":
+            kw.update(return_reach=True)
         elif key == "degree":
             kw = {"device": A.device}
         t0 = time.perf_counter()
         try:
-            values = _host(_call(fn, Aw if m.weighted else A, **kw))
+            values = _call(fn, Aw if m.weighted else A, **kw)
         finally:
             bar.close()
+        if key == "distance-sum":
+            values, reach[key] = values
+            reach[key] = _host(reach[key])
+        values = _host(values)
         timings[key] = time.perf_counter() - t0
         if values.shape != (g.n,):
             raise RuntimeError(f"algorithms.{m.function} returned shape {values.shape}, expected ({g.n},)")
@@ -535,11 +584,11 @@ def cmd_centrality(args) -> int:
 
     write_table(args.out, ["vertex", *measures], [g.labels, *(results[k] for k in measures)])
     if args.out is not None:
-        say(f"wrote       {args.out} ({g.n:,} rows)")
+        say(f"wrote       {args.out} ({_count(g.n, 'rows')})")
     if args.top:
         for key in measures:
             say()
-            for line in _top_table(key, results[key], g.labels, args.top):
+            for line in _top_table(key, results[key], g.labels, args.top, reach.get(key)):
                 say(line)
     if args.correlations:
         say()
@@ -567,7 +616,7 @@ def cmd_info(args) -> int:
     if g.directed:
         out(f"arcs               {A.nnz:,}")
     else:
-        out(f"arcs               {A.nnz:,} ({A.nnz // 2:,} undirected edges)")
+        out(f"arcs               {A.nnz:,} ({_count(A.nnz // 2, 'undirected edges')})")
     out(f"directed           {_directed_text(g, args)}")
     out(f"self-loops         {g.self_loops:,} (dropped for the centralities)")
     if g.weights is not None:
@@ -626,9 +675,10 @@ def _kernel(value: str) -> str:
 def _add_graph_options(p):
     p.add_argument("graph", nargs="?", metavar="GRAPH",
                    help="graph file: Matrix Market (.mtx), METIS (.graph), or an edge list (.txt, .csv, "
-                        ".tsv, .edges, ...), optionally .gz/.bz2; default: the bundled US power grid")
+                        ".tsv, .edges, ...), optionally .gz/.bz2; '-' reads stdin (give --format unless it is "
+                        "Matrix Market); default: the bundled US power grid")
     p.add_argument("--format", choices=("mtx", "edgelist", "metis"), default=None,
-                   help="file format (default: from the extension)")
+                   help="file format (default: from the extension, or a %%%%MatrixMarket banner)")
     d = p.add_mutually_exclusive_group()
     d.add_argument("--directed", dest="directed", action="store_const", const=True, default=None,
                    help="treat the graph as directed")

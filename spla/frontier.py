@@ -14,7 +14,7 @@ the flat index ``q = v*k + s``.
     queue  (>= n*k,) int32/int64  flat indices of the reached entries, level by level (int32 while
                                n*k < 2^31, see :func:`index_dtype`)
     start, count  (L,) int64 / uint64   level d is queue[start[d] : start[d] + count[d]]
-    top    (L,) uint64         top[d]: the largest value of level d, as a float64's bits
+    top    (L,) uint64         top[d]: the largest positive value of level d (else 0), as a float64's bits
 
 The bookkeeping lives on the device: a push reads its level's range there and writes the next
 one's, so a caller enqueues several levels and reads ``count`` back once (a level past the last
@@ -42,6 +42,14 @@ def index_dtype(n: int, k: int):
     return np.dtype(np.int32) if n * k < 2 ** 31 else np.dtype(np.int64)
 
 
+def _check_contiguous(name, x):
+    """The kernels index these arrays as plain contiguous memory: a strided view is refused."""
+    if x is not None and hasattr(x, "flags") and not x.flags.c_contiguous:
+        raise ValueError(f"{name} must be a contiguous array, got a strided view (strides {x.strides}); "
+                         f"pass a contiguous array (xp.ascontiguousarray copies, but {name} is read back "
+                         "or written in place: keep the copy)")
+
+
 def _check(A, queue, depth, block, start, count, top=None):
     """k of the (n, k, 2) block, after checking every argument at the door."""
     if not isinstance(A, Matrix):
@@ -60,6 +68,8 @@ def _check(A, queue, depth, block, start, count, top=None):
     if block.size and not isinstance(block, np.ndarray) and block.data.ptr % 16:
         raise ValueError("block must start on a 16-byte boundary (allocate it whole, not as an offset view)")
     qdt = index_dtype(n, k)
+    for name, x in (("queue", queue), ("start", start), ("count", count), ("top", top)):
+        _check_contiguous(name, x)
     if queue.ndim != 1 or queue.dtype != qdt:
         raise DomainMismatch(f"queue must be a 1-D {qdt} array of flat indices v*k + s (n*k = {n * k}), "
                              f"got {queue.dtype} of shape {queue.shape}")
@@ -91,8 +101,9 @@ def push(A, queue, depth, block, start, count, top):
 
     i.e. ``value'<¬reached ∪ level == depth+1> += frontier +.first A``.  Unreached entries' values
     must be 0.  Sets start[depth+1], adds the new entries to count[depth+1] (which must be 0)
-    and top[depth] = the level's largest value (as float64 bits; top[depth] must be 0).  Nothing
-    is read back: on the GPU the call only enqueues a kernel.
+    and top[depth] = the level's largest positive value, 0 when none is (as float64 bits; top[depth]
+    must be 0; NaN values are skipped; the values betweenness pushes are path counts, >= 1).
+    Nothing is read back: on the GPU the call only enqueues a kernel.
 
     Parameters
     ----------
@@ -128,5 +139,6 @@ def pull(A, queue, depth, block, start, count, out, *, scale=None, feed=False, d
         _dev.check_same_device("scale", scale, A.device)
         if scale.shape != (k,) or scale.dtype != np.int32:
             raise DomainMismatch(f"scale must be a ({k},) int32 array, got {scale.dtype} of shape {scale.shape}")
+        _check_contiguous("scale", scale)
     _backend(A.device).frontier_pull(A, queue, int(depth), k, block, start, count, out, scale, bool(feed),
                                      bool(divide))

@@ -240,18 +240,26 @@ def detect_format(path, head: bytes = b"") -> str:
 
 
 def _read_bytes(path) -> bytes:
-    """The file's content, decompressed when its magic bytes say gzip, bzip2 or xz."""
-    p = Path(path)
+    """The file's content, decompressed when its magic bytes say gzip, bzip2 or xz.
+
+    ``path`` may also be a binary stream (an object with ``read``), read to its end."""
+    name = _stream_name(path)
     try:
-        raw = p.read_bytes()
+        if hasattr(path, "read"):
+            raw = path.read()
+            if not isinstance(raw, bytes):
+                raise TypeError(f"read_graph needs a binary stream (such as open(name, 'rb') or "
+                                f"sys.stdin.buffer); {name} gave {type(raw).__name__}")
+        else:
+            raw = Path(path).read_bytes()
     except FileNotFoundError:
-        raise GraphFormatError(f"{path}: no such file") from None
+        raise GraphFormatError(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise GraphFormatError(f"{path}: is a directory, not a graph file") from None
+        raise GraphFormatError(f"{name}: is a directory, not a graph file") from None
     except PermissionError:
-        raise GraphFormatError(f"{path}: permission denied (cannot read the file)") from None
+        raise GraphFormatError(f"{name}: permission denied (cannot read the file)") from None
     except OSError as e:
-        raise GraphFormatError(f"{path}: cannot read the file: {e.strerror or e}") from None
+        raise GraphFormatError(f"{name}: cannot read the file: {e.strerror or e}") from None
     try:
         if raw[:2] == b"\x1f\x8b":
             return gzip.decompress(raw)
@@ -260,7 +268,7 @@ def _read_bytes(path) -> bytes:
         if raw[:6] == b"\xfd7zXZ\x00":
             return lzma.decompress(raw)
     except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as e:
-        raise GraphFormatError(f"{path}: corrupt or truncated compressed file ({e})") from None
+        raise GraphFormatError(f"{name}: corrupt or truncated compressed file ({e})") from None
     return raw
 
 
@@ -460,15 +468,25 @@ def _empty_graph(path, fmt, directed, reason, n=0, labels=None, notes=None) -> G
 
 
 # ---------------------------------------------------------------------------- entry point
+def _stream_name(path) -> str:
+    """How messages name ``path``: itself, or a stream's ``name`` ("<stdin>"), else "<stream>"."""
+    if hasattr(path, "read"):
+        name = getattr(path, "name", None)
+        return name if isinstance(name, str) else "<stream>"
+    return path
+
+
 def read_graph(path, format=None, directed=None, *, header=None) -> GraphData:
     """Read a graph file (Matrix Market, edge list or METIS; optionally compressed).
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str or os.PathLike, or a binary stream (``sys.stdin.buffer``, ``open(name, "rb")``),
+        read to its end; messages name a stream by its ``name`` ("<stdin>")
     format : None, "mtx", "edgelist" or "metis" (aliases: "mm", "csv", "tsv", "txt",
         "edges", "snap", "konect", "graph")
-        None: decided from the extension (after .gz/.bz2/.xz), or a %%MatrixMarket banner.
+        None: decided from the extension (after .gz/.bz2/.xz), or a %%MatrixMarket banner
+        (a stream has no extension: give the format unless it is Matrix Market).
     directed : None, True or False
         None: as the format says (Matrix Market 'symmetric' and METIS are undirected,
         'general' is directed, an edge list is directed).  True on a symmetric Matrix
@@ -489,6 +507,7 @@ def read_graph(path, format=None, directed=None, *, header=None) -> GraphData:
     if directed is not None and not isinstance(directed, (bool, np.bool_)):
         raise TypeError(f"directed must be None, True or False, got {directed!r}")
     raw = _read_bytes(path)
+    path = _stream_name(path)
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte order mark (Excel CSV)
         raw = raw[3:]
     if format is None:

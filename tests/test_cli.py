@@ -80,8 +80,9 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
 def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
     return _deg(A) * 2
 
-def sum_of_distances(A, *, device=None, kernel="auto", progress=None):
-    return np.asarray(_deg(A), dtype=np.int64)
+def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progress=None):
+    s = np.asarray(_deg(A), dtype=np.int64)
+    return (s, np.full(A.shape[0], A.shape[0], dtype=np.int64)) if return_reach else s
 
 def pagerank(A, *, alpha=0.85, device=None, kernel="auto"):
     w = _deg(A) + 1
@@ -317,7 +318,7 @@ def test_self_loops_reported_and_directed_default(tmp_path, fake):
     assert res.returncode == 0
     assert "self-loops  2 dropped" in res.stderr
     assert "directed    yes: edge lists are directed unless" in res.stderr
-    assert "3 vertices, 1 arcs" in res.stderr
+    assert "3 vertices, 1 arc\n" in res.stderr
 
 
 def test_failure_never_clobbers_existing_output(tmp_path, fake):
@@ -496,6 +497,81 @@ def test_info_on_bundled_graph(tmp_path):
                  "degree             max 19", "scale-free metric", "kernel", "BFS depth", "device memory"):
         assert text in out, (text, out)
     assert re.search(r"^  bc +\d", out, re.M)
+
+
+def test_graph_from_stdin(tmp_path, fake):
+    res = subprocess.run([sys.executable, "-m", "spla", "centrality", "-", "--format", "edgelist", "--measures",
+                          "degree"], input=gzip.compress(b"a b\nb c\n"), cwd=tmp_path, env=_env(fake),
+                         capture_output=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.decode().splitlines() == ["vertex,degree", "a,0.5", "b,0.5", "c,0.0"]  # fake: out-degree
+    assert "graph       <stdin> (edge list; read from stdin)" in res.stderr.decode()
+    res = subprocess.run([sys.executable, "-m", "spla", "info", "-"], input=b"1 2\n", cwd=tmp_path,
+                         env=_env(fake), capture_output=True, text=False, timeout=300)
+    assert_one_line_error(subprocess.CompletedProcess(res.args, res.returncode, res.stdout.decode(),
+                                                      res.stderr.decode()),
+                          r"<stdin>: unknown graph format \(no extension.*--format")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_graph_from_stdin_that_is_a_terminal(tmp_path, fake):
+    leader, follower = os.openpty()
+    try:
+        res = subprocess.run([sys.executable, "-m", "spla", "centrality", "-", "--format", "edgelist"],
+                             stdin=follower, cwd=tmp_path, env=_env(fake), capture_output=True, text=True,
+                             timeout=300)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert_one_line_error(res, r"GRAPH '-' reads the graph from stdin, which is a terminal; pipe or redirect")
+
+
+def test_top_table_leaves_out_nan_and_says_so():
+    from spla.cli import _top_table
+
+    lines = _top_table("bc", np.array([0.5, np.nan, 0.25]), ["a", "b", "c"], 5)
+    assert lines[0].startswith("top 2 by bc")
+    assert [ln.split()[1] for ln in lines[2:4]] == ["a", "c"]
+    assert "1 vertex has bc nan and is not ranked: with --samples 1" in lines[-1]
+    lines = _top_table("closeness", np.array([0.5, 0.7]), ["a", "b"], 5)
+    assert not any("not ranked" in ln for ln in lines)
+
+
+def test_top_table_ranks_distance_sums_by_reach_first():
+    """A vertex of a small component has a small distance sum; it must not outrank the
+    vertices that reach more of the graph (an isolated vertex's sum is 0)."""
+    from spla.cli import _top_table
+
+    sums, reach = np.array([0, 1, 1, 4, 3, 4]), np.array([1, 2, 2, 4, 4, 4])
+    lines = _top_table("distance-sum", sums, list("abcdef"), 4, reach)
+    assert "most vertices reached first, then smallest" in lines[0]
+    assert lines[1].split() == ["rank", "vertex", "distance-sum", "reached"]
+    assert [ln.split()[1:] for ln in lines[2:]] == [["e", "3", "4"], ["d", "4", "4"], ["f", "4", "4"], ["b", "1", "2"]]
+    same = _top_table("distance-sum", sums, list("abcdef"), 2, np.full(6, 6))  # connected: plain order
+    assert "reached" not in same[1] and [ln.split()[1] for ln in same[2:]] == ["a", "b"]
+
+
+@needs_algorithms
+def test_distance_sum_top_table_on_a_disconnected_graph(tmp_path):
+    write(tmp_path, "g.txt", "0 1\n1 2\n2 3\n4 5\n6 6\n")
+    res = spla_cmd("centrality", "g.txt", "--undirected", "--measures", "distance-sum", "--top", "3", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert [r[1] for r in rows[1:]] == ["6", "4", "4", "6", "1", "1", "0"]  # the CSV keeps the sums
+    table = res.stderr[res.stderr.index("top 3 by distance-sum"):].splitlines()
+    assert [ln.split()[1:] for ln in table[2:5]] == [["1", "4", "4"], ["2", "4", "4"], ["0", "6", "4"]]
+    assert "7 vertices, 4 undirected edges (8 arcs)" in res.stderr and "self-loops  1 dropped" in res.stderr
+
+
+@needs_algorithms
+def test_bc_with_one_sample_reports_the_unranked_source(tmp_path):
+    write(tmp_path, "g.txt", "0 1\n1 2\n2 3\n")
+    res = spla_cmd("centrality", "g.txt", "--measures", "bc", "--samples", "1", "--seed", "1", "--top", "4",
+                   cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert sum(r[1] == "nan" for r in rows[1:]) == 1
+    assert "1 vertex has bc nan and is not ranked" in res.stderr
 
 
 @needs_algorithms

@@ -78,6 +78,23 @@ def test_sum_of_distances_random(G, device):
         np.testing.assert_array_equal(got, ref)
 
 
+@given(G=graphs())
+@HSET
+def test_sum_of_distances_with_reach(G, device):
+    """r(v) = number of vertices v reaches, itself included (networkx's descendants + 1)."""
+    ref_reach = np.array([len(nx.single_source_shortest_path_length(G, v)) for v in G], dtype=np.int64)
+    for X in inputs(G, device):
+        got, reach = sum_of_distances(X, return_reach=True, device=device)
+        assert got.dtype == reach.dtype == np.int64 and reach.shape == (len(G),)
+        np.testing.assert_array_equal(got, brute_sum_of_distances(G))
+        np.testing.assert_array_equal(reach, ref_reach)
+
+
+def test_sum_of_distances_return_reach_must_be_a_bool():
+    with pytest.raises(TypeError, match="return_reach must be True or False, got 'yes'"):
+        sum_of_distances(nx.path_graph(3), return_reach="yes")
+
+
 @given(G=graphs(max_n=200, multigraph=False), data=st.data())
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_many_blocks_and_tail_bits(G, data, device, monkeypatch):

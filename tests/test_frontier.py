@@ -116,6 +116,24 @@ def test_pull_matches_naive_loop(state, feed, divide, scaled_, data, device):
     np.testing.assert_allclose(_dev.to_numpy(out).reshape(-1), want_out, rtol=1e-15, atol=0)
 
 
+@pytest.mark.parametrize("values, want", [([-2.0, np.nan, 0.5], 0.5), ([-2.0, 0.0, np.nan], 0.0),
+                                          ([3.0, 7.0, 1.0], 7.0)])
+def test_push_top_is_the_largest_positive_value(values, want, device):
+    """top[depth] is the kernel's fmax from 0 over the level's values, on both backends."""
+    A = spla.Matrix.from_edges([0], [1], n=2, directed=True, device=device)
+    xp, k = A.xp, 3
+    block = xp.zeros((2, k, 2))
+    block[1, :, 1] = -1.0
+    block[0, :, 0] = xp.asarray(values)
+    queue = xp.full(2 * k, -1, dtype=np.int32)
+    queue[:k] = xp.arange(k, dtype=np.int32)
+    start, count, top = xp.zeros(3, dtype=np.int64), xp.zeros(3, dtype=np.uint64), xp.zeros(3, dtype=np.uint64)
+    count[0] = k
+    frontier.push(A, queue, 0, block, start, count, top)
+    assert _dev.to_numpy(top)[:1].view(np.float64)[0] == want
+    np.testing.assert_array_equal(_dev.to_numpy(block)[1, :, 0], values)
+
+
 def test_push_walks_long_rows_and_chains_levels(device):
     """A hub with 3000 out-arcs, 2 sources at it, then a second push from the 6000 new entries: each
     level's range is read on the device from the previous push."""
@@ -175,3 +193,122 @@ def test_bad_arguments():
         frontier.pull(A, q, 0, block, start, count, np.zeros((3, 3)))
     with pytest.raises(spla.DomainMismatch, match="scale must be a \\(2,\\) int32"):
         frontier.pull(A, q, 0, block, start, count, np.zeros((3, 2)), scale=np.zeros(3, dtype=np.int32))
+
+
+@pytest.mark.parametrize("strided", ["queue", "start", "count", "top", "scale"])
+def test_strided_views_are_refused(strided, device):
+    """The kernels index queue, start, count, top and scale as contiguous memory: a strided view (which
+    NumPy would read correctly) is refused on every device rather than read at the wrong elements."""
+    A = spla.Matrix.from_edges([0, 1, 2, 3], [1, 2, 3, 4], device=device)
+    xp, n, k = A.xp, 5, 2
+    block = xp.zeros((n, k, 2))
+    block[..., 1] = -1.0
+    block[0, :, :] = xp.asarray([1.0, 0.0])
+    arrays = {"queue": xp.zeros(n * k, dtype=np.int32), "start": xp.zeros(4, dtype=np.int64),
+              "count": xp.zeros(4, dtype=np.uint64), "top": xp.zeros(4, dtype=np.uint64),
+              "scale": xp.zeros(k, dtype=np.int32)}
+    arrays[strided] = xp.zeros(2 * arrays[strided].shape[0], dtype=arrays[strided].dtype)[::2]
+    a = arrays
+    with pytest.raises(ValueError, match=rf"{strided} must be a contiguous array, got a strided view"):
+        if strided == "scale":
+            frontier.pull(A, a["queue"], 0, block, a["start"], a["count"], xp.zeros((n, k)), scale=a["scale"])
+        else:
+            frontier.push(A, a["queue"], 0, block, a["start"], a["count"], a["top"])
+
+
+# ---------------------------------------------------------------------------------------------
+# int32 positions near 2^31 (GPU only: the CPU backend walks arcs with NumPy's int64 arithmetic,
+# and its twin of this matrix would need ~26 GB of host memory).  With int32 indices the kernels'
+# walk p = colptr[v] + g, p += G must not wrap for the arcs within G of 2^31.  The matrix
+# (symmetric, pattern): a dense block of 46,340 vertices (46,340^2 arcs, self-loops included), 430
+# vertices with a self-loop, and a clique of 296 vertices (self-loops included) whose columns come
+# last and end at nnz = 2^31 - 2, the most int32 indices hold.  Mean degree ~45,600: 32 lanes per entry.
+# ---------------------------------------------------------------------------------------------
+_M, _LOOPS, _CLIQUE = 46_340, 430, 296
+_NNZ = _M * _M + _LOOPS + _CLIQUE * _CLIQUE
+
+
+@pytest.fixture(scope="module")
+def int32_edge_matrix():
+    cp = pytest.importorskip("cupy")
+    if not spla.gpu_available():
+        pytest.skip("no GPU")
+    free, _ = cp.cuda.Device(0).mem_info
+    if free < 12 * 2**30:
+        pytest.skip(f"needs ~12 GiB of free device memory, {free / 2**30:.1f} GiB free")
+    assert _NNZ == 2**31 - 2
+    n = _M + _LOOPS + _CLIQUE
+    assert spla.matrix.index_dtype(_NNZ, n, n) == np.int32
+    rowidx = cp.empty(_NNZ, dtype=np.int32)
+    rowidx[: _M * _M].reshape(_M, _M)[...] = cp.arange(_M, dtype=np.int32)[None, :]
+    rowidx[_M * _M: _M * _M + _LOOPS] = cp.arange(_M, _M + _LOOPS, dtype=np.int32)
+    c0 = _M + _LOOPS
+    rowidx[_M * _M + _LOOPS:].reshape(_CLIQUE, _CLIQUE)[...] = cp.arange(c0, n, dtype=np.int32)[None, :]
+    lengths = np.concatenate([np.full(_M, _M), np.ones(_LOOPS), np.full(_CLIQUE, _CLIQUE)]).astype(np.int64)
+    colptr = np.concatenate([[0], np.cumsum(lengths)])
+    assert colptr[-1] == _NNZ
+    with _dev.activate("gpu:0"):
+        A = spla.Matrix(cp.asarray(colptr.astype(np.int32)), rowidx, None, (n, n), directed=False, device="gpu:0",
+                        _symmetric=True)
+    assert A.T is A and A.index_dtype == np.int32
+    yield A, n, c0
+    del A, rowidx
+    cp.get_default_memory_pool().free_all_blocks()
+
+
+def _clique_state(cp, n, c0, source, level1_value):
+    """Level 0 = the last clique vertex; with level1_value, the other clique vertices at level 1."""
+    block = cp.zeros((n, 1, 2))
+    block[..., 1] = -1.0
+    block[source, 0] = cp.asarray([1.0, 0.0])
+    if level1_value is not None:
+        others = cp.arange(c0, source)
+        block[others, 0, 1] = 1.0
+        block[others, 0, 0] = level1_value
+    queue = cp.zeros(n, dtype=np.int32)
+    queue[0] = source
+    start, count, top = cp.zeros(4, dtype=np.int64), cp.zeros(4, dtype=np.uint64), cp.zeros(4, dtype=np.uint64)
+    count[0] = 1
+    return block, queue, start, count, top
+
+
+@pytest.mark.gpu
+def test_pull_int32_positions_near_2_31(int32_edge_matrix):
+    import cupy as cp
+
+    A, n, c0 = int32_edge_matrix
+    source = n - 1  # its arcs are the matrix's last 296: [2^31 - 298, 2^31 - 2)
+    block, queue, start, count, _ = _clique_state(cp, n, c0, source, 0.5)
+    out = cp.zeros((n, 1))
+    frontier.pull(A, queue, 0, block, start, count, out)
+    assert float(out[source, 0]) == 0.5 * (_CLIQUE - 1)  # the 295 other clique vertices, one level down
+
+
+@pytest.mark.gpu
+def test_push_int32_positions_near_2_31(int32_edge_matrix):
+    import cupy as cp
+
+    A, n, c0 = int32_edge_matrix
+    source = n - 1
+    block, queue, start, count, top = _clique_state(cp, n, c0, source, None)
+    frontier.push(A, queue, 0, block, start, count, top)
+    want = np.arange(c0, source)
+    assert _dev.to_numpy(count).tolist() == [1, _CLIQUE - 1, 0, 0]
+    assert sorted(_dev.to_numpy(queue)[1:_CLIQUE].tolist()) == want.tolist()
+    got = _dev.to_numpy(block)
+    assert (got[want, 0, 1] == 1.0).all() and (got[want, 0, 0] == 1.0).all()
+    assert np.flatnonzero(got[:, 0, 1] >= 0).tolist() == want.tolist() + [source]
+
+
+def test_frontier_group_setting_is_checked(monkeypatch):
+    """A lanes-per-entry setting the kernel cannot take (not a power of two <= 32) is refused by name."""
+    from spla.backends import gpu
+
+    assert gpu.frontier_group(6.0) == 1 and gpu.frontier_group(1000.0) == 32
+    monkeypatch.setattr(gpu, "FRONTIER_GROUP", 16)
+    assert gpu.frontier_group(6.0) == 16
+    for bad in (3, 64, 2.0, True):
+        monkeypatch.setattr(gpu, "FRONTIER_GROUP", bad)
+        with pytest.raises(ValueError, match=rf"spla\.backends\.gpu\.FRONTIER_GROUP must be one of 1, 2, 4, 8, 16, "
+                                             rf"32, got {bad!r}"):
+            gpu.frontier_group(6.0)

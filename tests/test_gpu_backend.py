@@ -753,3 +753,44 @@ def test_weighted_rowsum(n, W):
     cnt = gpu.weighted_rowsum(cp.asarray(X), None)
     assert cnt.dtype == np.int64
     np.testing.assert_array_equal(cp.asnumpy(cnt), bits.sum(axis=1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Signed zeros in min / max, and the module settings the kernels cannot take
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kernel", ["scCSC", "veCSC", "scCOOC"])
+@pytest.mark.parametrize("name", ["min_first", "max_first"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("first_zero", [0.0, -0.0])
+def test_min_max_signed_zero_tie_matches_cpu(kernel, name, dtype, first_zero):
+    """A tie between +0.0 and -0.0 gives the second operand, as NumPy (the CPU backend) does: one column
+    of two entries is reduced in entry order by each kernel (one thread; one warp's shuffle; scCOOC's
+    segmented shuffle within the warp, then one atomic)."""
+    import scipy.sparse as sp
+
+    import spla
+
+    S = sp.csc_array(np.ones((2, 1)))
+    u = np.array([first_zero, -first_zero], dtype=dtype)
+    want = spla.vxm(u, spla.Matrix.from_scipy(S, device="cpu"), name)
+    got = cp.asnumpy(spla.vxm(cp.asarray(u), spla.Matrix.from_scipy(S, device="gpu:0"), name, kernel=kernel))
+    np.testing.assert_array_equal(got, want)
+    assert np.signbit(got).tolist() == np.signbit(want).tolist(), (kernel, name, u.tolist(), got, want)
+
+
+@pytest.mark.parametrize("setting,value", [("TILE_R", 16), ("TILE_R", 3), ("TILE_GROUP", 64), ("TILE_GROUP", 6)])
+def test_tile_settings_beyond_the_kernel_are_refused(monkeypatch, setting, value):
+    """spla_sccsc_tiles handles tiles of at most 32 * 8 columns and power-of-two groups: a setting beyond
+    them is a ValueError naming it, not columns left uncomputed."""
+    import scipy.sparse as sp
+
+    import spla
+
+    S = sp.random(300, 2048, density=0.02, format="csc", random_state=11, dtype=np.float64)
+    monkeypatch.setattr(gpu, "SCCSC_TILES", True)
+    monkeypatch.setattr(gpu, "TILE_MIN_WARPS", 0)
+    monkeypatch.setattr(gpu, setting, value)
+    A = spla.Matrix.from_scipy(S, directed=True, device="gpu:0")
+    mask = cp.asarray(np.random.default_rng(7).random(2048) < 0.5)
+    with pytest.raises(ValueError, match=rf"spla\.backends\.gpu\.{setting} must be one of .*, got {value}"):
+        spla.vxm(cp.ones(300, dtype=np.float32), A, "plus_times", mask=mask, kernel="scCSC")

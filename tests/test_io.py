@@ -443,6 +443,23 @@ def test_banner_wins_over_extension_and_format_override(tmp_path):
         read_graph(q, format="nope")
 
 
+def test_read_graph_from_a_binary_stream():
+    """A stream is read to its end, decompressed by its magic bytes, and named in messages."""
+    import io
+
+    g = read_graph(io.BytesIO(b"a b 2.5\nb c 1\n"), format="edgelist")
+    assert g.labels.tolist() == ["a", "b", "c"] and g.weights.tolist() == [2.5, 1.0]
+    assert read_graph(io.BytesIO(gzip.compress(MM_GENERAL.encode()))).format == "mtx"  # banner, no format
+    named = io.BytesIO(b"1 2\n")
+    named.name = "<stdin>"
+    with pytest.raises(GraphFormatError, match=r"^<stdin>: unknown graph format \(no extension"):
+        read_graph(named)
+    with pytest.raises(GraphFormatError, match=r"^<stream>:2: "):
+        read_graph(io.BytesIO(b"1 2\n3\n"), format="edgelist")
+    with pytest.raises(TypeError, match=r"needs a binary stream .* <stream> gave str"):
+        read_graph(io.StringIO("1 2\n"), format="edgelist")
+
+
 def test_missing_directory_corrupt(tmp_path):
     raises(tmp_path / "none.txt", r"none\.txt: no such file")
     raises(tmp_path, "is a directory")

@@ -652,3 +652,9 @@ def test_pattern_drops_values_keeps_structure(device):
     assert P.pattern() is P  # already pattern-only
     U = spla.Matrix.from_edges([0, 1], [1, 2], device=device)  # undirected: symmetric, stays so
     assert U.pattern().T is U.pattern()
+
+
+def test_package_docstring_example_runs():
+    import doctest
+
+    assert doctest.testmod(spla, verbose=False).failed == 0

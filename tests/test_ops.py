@@ -19,6 +19,7 @@ import logging
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -567,3 +568,15 @@ def test_backend_for_device():
     assert backends.for_device("cpu") is backends.cpu
     assert backends.for_device("gpu") is backends.gpu
     assert backends.for_device("gpu:1") is backends.gpu
+
+
+@pytest.mark.parametrize("name", ["min_first", "max_first"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_min_max_tie_of_signed_zeros_gives_the_later_entry(name, dtype):
+    """docs/design.md: min / max of +0.0 and -0.0 return the second operand (NumPy's rule), so a
+    reduction in entry order returns the zero of the column's last tied entry (the GPU kernels are
+    checked against this in tests/test_gpu_backend.py)."""
+    A = spla.Matrix.from_scipy(sp.csc_array(np.ones((2, 1))), device="cpu")
+    for u in ([0.0, -0.0], [-0.0, 0.0]):
+        y = spla.vxm(np.array(u, dtype=dtype), A, name)
+        assert y[0] == 0 and bool(np.signbit(y[0])) == bool(np.signbit(u[1])), (u, y)

@@ -96,7 +96,8 @@ def time_tree(names, tag, resdir, new):
             rec["replay_modes"] = {name: r.mode for name, r in steps.items() if r is not None}
             rec["batch5_per_source_ms"] = gpu_ms(cp, lambda: algorithms.betweenness_centrality(
                 A, sources=srcs, normalized=False, batch_size=1), warmup=1, repeat=5) / len(srcs)
-            rec["plan_only_ms"] = gpu_ms(cp, lambda: ws.run_plan(srcs[0]))  # the replayed run without the call
+            # the replayed run without the call (graphs walked level by level have no whole-plan replay)
+            rec["plan_only_ms"] = gpu_ms(cp, lambda: ws.run_plan(srcs[0])) if ws.whole is not None else float("nan")
             ws.speculate = False
             per = [gpu_ms(cp, lambda: algorithms.betweenness_centrality(A, sources=[s], normalized=False,
                                                                        batch_size=1)) for s in srcs]
@@ -196,6 +197,7 @@ def main():
     if args.old:
         t = time.time()
         env = dict(os.environ, PYTHONPATH=str(Path(args.old).resolve()) + ":" + str(Path.cwd()))
+        env.setdefault("SPLA_GRAPHS", str(Path.cwd() / "benchmarks" / "data" / "graphs"))  # staged real graphs
         # the old tree first on PYTHONPATH: its spla/algorithms; benchmarks.graphs from either
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(outdir.resolve()), "--graphs",
                         ",".join(names), "--tag", "old"], env=env, check=False, cwd=args.old)

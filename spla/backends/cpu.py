@@ -255,7 +255,8 @@ def frontier_push(A, queue, depth, k, block, start, count, top):
     x = flat[q, 0]
     targets, where = np.unique(r[take], return_inverse=True)
     flat[targets, 0] += np.bincount(where, weights=x[owner[take]], minlength=targets.shape[0])
-    top[depth] = np.float64(max(float(x.max()), 0.0)).view(np.uint64)
+    positive = x[x > 0]  # as the kernel's fmax from 0: NaN and values <= 0 leave top at 0
+    top[depth] = np.float64(positive.max() if positive.size else 0.0).view(np.uint64)
 
 
 def frontier_pull(A, queue, depth, k, block, start, count, out, scale, feed, divide):

@@ -344,10 +344,7 @@ def vecsc_group_size(A, k=1, fill_threads=None):
     if k > 1:
         return int(min(32, max(2, 1 << (int(k) - 1).bit_length())))
     if VECSC_GROUP is not None:
-        g = int(VECSC_GROUP)
-        if g not in (2, 4, 8, 16, 32):
-            raise ValueError(f"spla.backends.gpu.VECSC_GROUP must be 2, 4, 8, 16 or 32, got {VECSC_GROUP!r}")
-        return g
+        return _tunable("VECSC_GROUP", VECSC_GROUP, (2, 4, 8, 16, 32))
     ncols = int(A.shape[1])
     mean = A.nnz / ncols if ncols else 0.0
     g = 2
@@ -765,11 +762,18 @@ def _use_tiles(cp, A, colptr, ncols, device_id):
     return _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) is not None
 
 
+def _tunable(name, value, allowed):
+    """A module setting's value, checked against the values its kernel handles (a ValueError naming it)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or int(value) not in allowed:
+        raise ValueError(f"spla.backends.gpu.{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+    return int(value)
+
+
 def _tile_group(cp, A, colptr):
     """spla_sccsc_tiles' group_max for A (TILE_GROUP; "auto": the least power of two G <= 8 giving a lane at most
     TILE_LANE_ENTRIES entries of the mean non-empty column with at most TILE_LONG entries), cached."""
     if TILE_GROUP != "auto":
-        return int(TILE_GROUP)
+        return _tunable("TILE_GROUP", TILE_GROUP, (1, 2, 4, 8, 16, 32))
 
     def build():
         lengths = cp.diff(colptr)
@@ -788,7 +792,7 @@ def _tile_geometry(ncols, device_id):
     graph has fewer than TILE_MIN_WARPS tiles per SM; BLOCK, halved (down to one warp) while the grid
     would give an SM fewer than two blocks."""
     sms = _sm_count(device_id)
-    R = TILE_R
+    R = _tunable("TILE_R", TILE_R, (1, 2, 4, 8))  # SPLA_TILE_R = 8 in spmv.cuh
     while R > 1 and -(-ncols // (32 * R)) < TILE_MIN_WARPS * sms:
         R //= 2
     tiles = -(-ncols // (32 * R))
@@ -1119,7 +1123,7 @@ def frontier_group(mean_degree):
     and 8 30% slower, docs/benchmarks.md).
     """
     if FRONTIER_GROUP is not None:
-        return int(FRONTIER_GROUP)
+        return _tunable("FRONTIER_GROUP", FRONTIER_GROUP, (1, 2, 4, 8, 16, 32))
     quarter = max(1.0, float(mean_degree) / 4.0)
     return int(min(32, 1 << int(math.floor(math.log2(quarter)))))
 

@@ -81,8 +81,8 @@ __global__ void spla_frontier_push(const I* __restrict__ colptr, const I* __rest
         const long long s = (long long)q - v * k;
         const double x = block[2 * (long long)q];
         best = fmax(best, x);
-        const I end = colptr[v + 1];
-        for (I p = colptr[v] + (I)g; p < end; p += (I)G) {
+        const long long end = (long long)colptr[v + 1];
+        for (long long p = (long long)colptr[v] + g; p < end; p += G) {  // 64-bit: int32 positions near 2^31 would wrap
             const long long r = (long long)__ldg(rowidx + p) * k + s;
             double l = *((volatile double*)(block + 2 * r + 1));
             if (l == -1.0) {
@@ -133,8 +133,8 @@ __global__ void spla_frontier_pull(const I* __restrict__ colptr, const I* __rest
         const long long v = (long long)(q / (Q)k);
         const long long s = (long long)q - v * k;
         double t = 0.0;
-        const I end = colptr[v + 1];
-        for (I p = colptr[v] + (I)g; p < end; p += (I)G) {
+        const long long end = (long long)colptr[v + 1];
+        for (long long p = (long long)colptr[v] + g; p < end; p += G) {  // 64-bit: int32 positions near 2^31 would wrap
             const double2 e = *((const double2*)(block + 2 * ((long long)__ldg(rowidx + p) * k + s)));
             if (e.y == child) t += e.x;
         }

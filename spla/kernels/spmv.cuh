@@ -144,12 +144,14 @@ template <>
 SPLA_DEV double spla_bitor<double>(double a, double b) { return b; }
 
 // min and max propagate NaN whichever operand holds it, as NumPy's minimum / maximum (and the CPU
-// backend) do: a NaN in a reduction makes its result NaN in any order, on every kernel.  For
-// integers `x != x` is false and compiles away.
+// backend) do: a NaN in a reduction makes its result NaN in any order, on every kernel.  A tie
+// (+0.0 and -0.0) gives b, as NumPy does, so that a reduction in entry order (scCSC, the CPU's
+// reduceat) returns the same zero; where the order is not fixed (shuffles, atomics) its sign is
+// not either.  For integers `x != x` is false and compiles away.
 template <class T>
-SPLA_DEV T spla_min(T a, T b) { return (a != a) ? a : ((b < a || b != b) ? b : a); }
+SPLA_DEV T spla_min(T a, T b) { return (a < b || a != a) ? a : b; }
 template <class T>
-SPLA_DEV T spla_max(T a, T b) { return (a != a) ? a : ((a < b || b != b) ? b : a); }
+SPLA_DEV T spla_max(T a, T b) { return (b < a || a != a) ? a : b; }
 
 // ------------------------------------------------------------------------------------------------
 // Atomics used by scCOOC.  Native where the hardware has them; the rest are CAS loops:
