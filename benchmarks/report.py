@@ -345,11 +345,17 @@ def _problems(recs) -> str:
     """Failed, unchecked and skipped measurements; identical ones grouped over graphs."""
     groups: dict = {}
     for r in recs:
-        if r.get("status") in ("ok", "reused") and r.get("checked") is not False:
-            continue
+        status = r.get("status")
+        if status in ("ok", "reused"):
+            if r.get("checked") is False:
+                status = "check failed"
+            elif r.get("checked") is None and r.get("median_ms") is not None and not r.get("anchor"):
+                status = "unchecked"  # timed, but its result was not compared with a reference
+            else:
+                continue
         what = " ".join(str(r.get(k)) for k in ("measure", "system", "kernel", "radius") if r.get(k) is not None)
         msg = (r.get("error") or r.get("reason") or r.get("check") or "")[:160].replace("|", "/")
-        key = (r.get("section", ""), what, r.get("status") if r.get("checked") is not False else "check failed", msg)
+        key = (r.get("section", ""), what, status, msg)
         groups.setdefault(key, []).append(str(r.get("graph", "")))
     rows = [[sec, ", ".join(f"`{g}`" for g in dict.fromkeys(gs)), what, st, msg]
             for (sec, what, st, msg), gs in groups.items()]

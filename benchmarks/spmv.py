@@ -51,7 +51,10 @@ CALIBRATION = {
 }
 #: largest graph (arcs) on which the CPU peers (spla CPU backend, SciPy) are timed
 CPU_PEER_ARCS = {"tiny": 10**9, "quick": 4 * 10**7, "full": 2 * 10**8}
-RTOL = 2e-3  # float32 sums of up to ~1e5 positive terms against a float64 reference
+#: float32 sums of up to ~1e5 positive terms against a float64 reference: the recorded checks' largest
+#: error is 5.4e-6 relative (kron20), and 2e-3 (before) let a lost chunk of 64 entries of kron20's
+#: longest column (64,676 entries) pass
+RTOL = 1e-4
 
 
 def floor_bytes(n_rows: int, n_cols: int, arcs: int, idx: int, k: int = 1, values: int = 0) -> int:
@@ -225,6 +228,7 @@ def _block_device_time(b: Bench, spla, A, U, gf: dict, check_block) -> None:
         b.note(NAME, {**gf, "measure": "vxm_block32_dev", "system": "spla", "kernel": "auto", "status": "error",
                       "error": f"{type(e).__name__}: {e}"})
         return
+    Y.fill(np.nan)  # the check must see what the replays write, not the eager warm-up's result
     b.measure(NAME, {**gf, "measure": "vxm_block32_dev", "system": "spla", "kernel": "auto", "k": BLOCK_K,
                      "replayed": rep.mode == "graph", "products_per_call": DEV_REPEAT},
               lambda: (rep(), Y)[1], check=check_block, memory=False)
@@ -269,6 +273,7 @@ def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked
             continue
         finally:
             gpu_backend.MASK_WORKLIST, gpu_backend.SCCSC_TILES = saved
+        y.fill(np.nan)  # the check must see what the replays write, not the eager warm-up's result
         b.measure(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel, "k": 1,
                          "replayed": rep.mode == "graph", "products_per_call": DEV_REPEAT},
                   lambda rep=rep, y=y: (rep(), y)[1], check=check_full if m is None else check_masked,

@@ -333,3 +333,50 @@ def test_selection_recorded_once_per_run(tmp_path):
     assert gi["choose_kernel_k32"] == list(spla.choose_kernel(A, k=32)) and gi["n"] == 40
     gi["choose_kernel"] = ["kept", "within the run"]
     assert b.selection("g", A)["choose_kernel"] == ["kept", "within the run"]
+
+
+def test_cli_job_runs_the_command_per_file(tmp_path):
+    """benchmarks.cli_job: one process per file and run, the report's sizes and per-measure times parsed."""
+    from benchmarks import cli_job
+
+    d = tmp_path / "graphs" / "other"
+    d.mkdir(parents=True)
+    (d / "g.txt").write_text("0 1\n1 2\n2 0\n3 3\n")
+    out = tmp_path / "cli.json"
+    rc = cli_job.main(["--graphs-dir", str(tmp_path / "graphs"), "--files", "other/g.txt,other/missing.txt",
+                       "--undirected", "--device", "cpu", "--runs", "1", "--out", str(out)])
+    assert rc == 0
+    (rec,) = json.loads(out.read_text())
+    assert rec["file"] == "other/g.txt" and rec["rc"] == 0 and rec["rows_ok"]
+    assert (rec["n"], rec["arcs"], rec["device"]) == (4, 6, "cpu")  # --undirected: 3 edges, the self-loop dropped
+    assert set(rec["measures_s"]) == {"bc", "closeness", "harmonic", "distance-sum", "pagerank", "daccer", "degree"}
+
+
+def test_measure_checks_the_timed_calls_too(tmp_path):
+    """A function whose later calls (the timed path: a learnt plan, a replayed graph) return a wrong result
+    fails its check even though its first call was right; a right one records both checks."""
+    from benchmarks.core import Bench, Options
+
+    b = Bench(Options(mode="tiny", device="cpu", out=tmp_path, sections=["spmv"]))
+    calls = []
+
+    def first_right_then_wrong():
+        calls.append(1)
+        return np.array([1.0, 2.0]) if len(calls) == 1 else np.array([1.0, 0.0])
+
+    def check(got):
+        return R.allclose_report(got, [1.0, 2.0])
+
+    rec = b.measure("spmv", {"graph": "g", "measure": "m", "system": "s"}, first_right_then_wrong, check=check,
+                    on="cpu")
+    assert rec["status"] == "ok" and rec["checked"] is False and rec["checked_after_timing"] is False
+    assert rec["check"].startswith("after the timed calls: ")
+    rec = b.measure("spmv", {"graph": "g", "measure": "m2", "system": "s"}, lambda: np.array([1.0, 2.0]),
+                    check=check, on="cpu")
+    assert rec["checked"] is True and rec["checked_after_timing"] is True
+    rec = b.measure("spmv", {"graph": "g", "measure": "m3", "system": "s"}, lambda: np.array([1.0, 2.0]), on="cpu")
+    assert rec["checked"] is None and "checked_after_timing" not in rec
+    from benchmarks.report import _problems
+
+    table = _problems(b.data["records"])
+    assert "check failed" in table and "unchecked" in table and "| m2 s |" not in table

@@ -28,8 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def shared_graphs() -> Path | None:
-    """../shared/graphs beside the repository, or None (tests using it skip)."""
-    root = (REPO / ".." / "shared" / "graphs").resolve()
+    """$SPLA_GRAPHS_DIR, else ../shared/graphs beside the repository (CI and the dev machine have it),
+    or None (tests using it skip)."""
+    root = Path(os.environ.get("SPLA_GRAPHS_DIR") or Path(__file__).resolve().parents[1] / ".." / "shared" / "graphs")
+    root = root.resolve()
     return root if (root / "graphs.tsv").is_file() else None
 
 
@@ -294,7 +296,8 @@ def test_csv_to_stdout_and_report(tmp_path, fake):
     assert rows[1][6] == "6"  # daccer (fake: degree * radius) stays an integer
     err = res.stderr
     for text in ("4 vertices, 4 undirected edges (8 arcs)", "directed    no: --undirected given",
-                 "self-loops  0 dropped", "device      cpu", "kernel      ", "skipped the header row",
+                 "self-loops  0 dropped", "device      " + ("gpu:0" if gpu_present() else "cpu"), "kernel      ",
+                 "skipped the header row",
                  "top 2 by bc", "Spearman correlation", "Pearson correlation"):
         assert text in err, (text, err)
     assert re.search(r"^bc +\d+\.\d+ s$", err, re.M)

@@ -19,8 +19,10 @@ from spla.io import GraphData, GraphFormatError, check_weights, detect_format, r
 
 
 def shared_graphs() -> Path | None:
-    """../shared/graphs beside the repository (CI and the dev machine have it), else None."""
-    root = (Path(__file__).resolve().parents[1] / ".." / "shared" / "graphs").resolve()
+    """$SPLA_GRAPHS_DIR, else ../shared/graphs beside the repository (CI and the dev machine have it),
+    or None (tests using it skip)."""
+    root = Path(os.environ.get("SPLA_GRAPHS_DIR") or Path(__file__).resolve().parents[1] / ".." / "shared" / "graphs")
+    root = root.resolve()
     return root if (root / "graphs.tsv").is_file() else None
 
 
