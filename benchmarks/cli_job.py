@@ -79,6 +79,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=None, help="write the records as JSON")
     args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error(f"--runs must be >= 1, got {args.runs}")
     root = args.graphs_dir or default_graphs_dir()
     files = FILES if args.files is None else [(f, ["--undirected"] if args.undirected else [])
                                               for f in args.files.split(",")]

@@ -84,6 +84,15 @@ class Options:
         return {"tiny": 3, "quick": 10, "full": 20}[self.mode]
 
 
+def _run_check(check, result) -> tuple[bool, str]:
+    """(ok, detail) of ``check(result)``; a check that raises has failed."""
+    try:
+        ok, detail = check(result)
+        return bool(ok), str(detail)
+    except Exception as e:  # noqa: BLE001
+        return False, f"check raised {type(e).__name__}: {e}"
+
+
 def log(msg: str) -> None:
     """Progress line on stderr (flushed: the device tool shows the tail)."""
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -482,11 +491,8 @@ class Bench:
                 first = time.perf_counter() - t
                 rec["first_call_ms"] = first * 1e3
                 if check is not None:
-                    try:
-                        ok, detail = check(result)
-                        rec["checked"], rec["check"] = bool(ok), str(detail)[:400]
-                    except Exception as e:  # noqa: BLE001
-                        rec["checked"], rec["check"] = False, f"check raised {type(e).__name__}: {e}"[:400]
+                    ok, detail = _run_check(check, result)
+                    rec["checked"], rec["check"] = ok, detail[:400]
                 else:
                     rec["checked"] = None
                 del result
@@ -528,12 +534,9 @@ class Bench:
                 result = fn()
                 if gpu:
                     self.sync()
-                try:
-                    ok, detail = check(result)
-                except Exception as e:  # noqa: BLE001
-                    ok, detail = False, f"check raised {type(e).__name__}: {e}"
+                ok, detail = _run_check(check, result)
                 del result
-                rec["checked_after_timing"] = bool(ok)
+                rec["checked_after_timing"] = ok
                 if not ok:
                     rec["checked"], rec["check"] = False, f"after the timed calls: {detail}"[:400]
             rec["status"] = "ok"

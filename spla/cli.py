@@ -572,9 +572,9 @@ def cmd_centrality(args) -> int:
             values = _call(fn, Aw if m.weighted else A, **kw)
         finally:
             bar.close()
-        if key == "distance-sum":
-            values, reach[key] = values
-            reach[key] = _host(reach[key])
+        if key == "distance-sum":  # (sums, vertices reached): the top table ranks by both
+            values, reached = values
+            reach[key] = _host(reached)
         values = _host(values)
         timings[key] = time.perf_counter() - t0
         if values.shape != (g.n,):

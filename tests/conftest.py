@@ -14,6 +14,7 @@ sees no GPU.  Any test marked ``gpu`` is skipped without a GPU.
 """
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -30,6 +31,16 @@ settings.register_profile("dev", deadline=None, print_blob=True, suppress_health
 settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True,
                           suppress_health_check=_SLOW_OK)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+#: the real graphs (../shared/graphs beside the repository; $SPLA_GRAPHS_DIR elsewhere, e.g. on the
+#: device machine, where they are carried in); tests that need one skip when it is absent
+GRAPHS_DIR = Path(os.environ.get("SPLA_GRAPHS_DIR") or Path(__file__).resolve().parents[2] / "shared" / "graphs")
+
+
+def shared_graphs():
+    """GRAPHS_DIR when it holds the graphs (its manifest graphs.tsv), else None."""
+    return GRAPHS_DIR if (GRAPHS_DIR / "graphs.tsv").is_file() else None
 
 
 @pytest.fixture(params=device_params(), scope="session")

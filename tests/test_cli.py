@@ -23,16 +23,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_graphs
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def shared_graphs() -> Path | None:
-    """$SPLA_GRAPHS_DIR, else ../shared/graphs beside the repository (CI and the dev machine have it),
-    or None (tests using it skip)."""
-    root = Path(os.environ.get("SPLA_GRAPHS_DIR") or Path(__file__).resolve().parents[1] / ".." / "shared" / "graphs")
-    root = root.resolve()
-    return root if (root / "graphs.tsv").is_file() else None
 
 
 def real_algorithms() -> bool:

@@ -1,8 +1,6 @@
 """DACCER volumes against a brute-force networkx BFS with cutoff r."""
 
 import gzip
-import os
-import pathlib
 
 import networkx as nx
 import numpy as np
@@ -17,7 +15,7 @@ import algorithms.distances as distances
 from algorithms.daccer import _volume_r1, daccer_volumes, volumes_bits
 from algorithms.degree import degree_parts
 
-GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__).resolve().parents[2] / "shared" / "graphs")
+from conftest import GRAPHS_DIR as GRAPHS
 # ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

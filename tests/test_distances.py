@@ -2,8 +2,6 @@
 against networkx and brute-force BFS."""
 
 import gzip
-import os
-import pathlib
 
 import networkx as nx
 import numpy as np
@@ -19,7 +17,7 @@ import algorithms.distances as distances
 from algorithms.distances import closeness_centrality, harmonic_centrality, sum_of_distances
 
 RTOL = 1e-9
-GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__).resolve().parents[2] / "shared" / "graphs")
+from conftest import GRAPHS_DIR as GRAPHS
 # ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -12,18 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_graphs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spla.io import GraphData, GraphFormatError, check_weights, detect_format, read_graph
 
 
-def shared_graphs() -> Path | None:
-    """$SPLA_GRAPHS_DIR, else ../shared/graphs beside the repository (CI and the dev machine have it),
-    or None (tests using it skip)."""
-    root = Path(os.environ.get("SPLA_GRAPHS_DIR") or Path(__file__).resolve().parents[1] / ".." / "shared" / "graphs")
-    root = root.resolve()
-    return root if (root / "graphs.tsv").is_file() else None
 
 
 def write(tmp_path, name, text, compress=None) -> Path:

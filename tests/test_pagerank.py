@@ -1,8 +1,6 @@
 """PageRank against networkx.pagerank: every option, dangling vertices, weights, errors."""
 
 import gzip
-import os
-import pathlib
 
 import networkx as nx
 import numpy as np
@@ -16,7 +14,7 @@ from spla import testing
 from algorithms.pagerank import pagerank
 from spla.testing import graphs as weighted_graphs
 
-GRAPHS = pathlib.Path(os.environ.get("SPLA_GRAPHS_DIR") or pathlib.Path(__file__).resolve().parents[2] / "shared" / "graphs")
+from conftest import GRAPHS_DIR as GRAPHS
 # ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
 HSET = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TIGHT = dict(tol=1e-10, max_iter=2000)
