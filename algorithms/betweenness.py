@@ -61,7 +61,8 @@ import scipy.sparse as sp
 import spla
 from spla import selection
 
-from ._common import as_matrix, check_sources, free_device_bytes, on_graph_device, pattern_of, to_numpy
+from ._common import (as_matrix, check_sources, free_device_bytes, is_networkx_graph, on_graph_device, pattern_of,
+                      to_numpy)
 
 log = logging.getLogger("spla")
 
@@ -152,7 +153,7 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
 
 # --------------------------------------------------------------------------- plumbing
 def _prepare(A, k, sources, seed, device):
-    nodes = list(A) if _is_nx(A) else None
+    nodes = list(A) if is_networkx_graph(A) else None
     M = as_matrix(A, device=device)
     n = M.shape[0]
     sampled = None
@@ -194,13 +195,6 @@ def _python_random(seed):
         return create_py_random_state(seed)
     return random.Random(seed)
 
-
-def _is_nx(G) -> bool:
-    try:
-        import networkx as nx
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(G, nx.Graph)
 
 
 def _reverse_arc(P):

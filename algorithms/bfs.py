@@ -13,7 +13,7 @@ import numpy as np
 
 import spla
 
-from ._common import as_matrix, check_sources, on_graph_device, to_numpy
+from ._common import as_matrix, check_sources, is_networkx_graph, on_graph_device, to_numpy
 
 
 @on_graph_device
@@ -29,7 +29,7 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
     -------
     numpy int64 array (n,): the level of each vertex, -1 where unreachable.
     """
-    if _is_nx(A):
+    if is_networkx_graph(A):
         nodes = list(A)
         if source not in A:
             raise ValueError(f"source {source!r} is not a node of the graph")
@@ -54,10 +54,3 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
         reached |= frontier
     return to_numpy(level)
 
-
-def _is_nx(G) -> bool:
-    try:
-        import networkx as nx
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(G, nx.Graph)

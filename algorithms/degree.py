@@ -37,7 +37,7 @@ def degree_parts(G, *, device=None):
     All on A's device.  networkx's ``G.degree`` is out + loops (undirected; out = in) or
     out + in_ (directed); ``G.out_degree`` is out.
     """
-    if _common._is_networkx(G) and G.is_multigraph() and len(G) > 0:
+    if _common.is_networkx_graph(G) and G.is_multigraph() and len(G) > 0:
         import networkx as nx
 
         # multiplicity matrix: entry (i, j) = number of parallel arcs i -> j

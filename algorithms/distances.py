@@ -85,7 +85,7 @@ def is_empty_graph(G) -> bool:
     """True for a graph with no vertices (networkx graphs of order 0 cannot be converted)."""
     if isinstance(G, spla.Matrix):
         return G.shape[0] == 0
-    if _common._is_networkx(G):
+    if _common.is_networkx_graph(G):
         return len(G) == 0
     shape = getattr(G, "shape", None)
     return shape is not None and len(shape) == 2 and shape[0] == 0

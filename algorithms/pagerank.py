@@ -82,7 +82,7 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
     nodes = None
-    if _common._is_networkx(A):
+    if _common.is_networkx_graph(A):
         nodes = list(A)
         if weight is True:
             wattr = "weight"

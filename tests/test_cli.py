@@ -583,6 +583,19 @@ def test_centrality_on_bundled_graph(tmp_path):
 
 
 @needs_algorithms
+def test_main_job_does_not_import_networkx(tmp_path, device):
+    """Importing networkx costs 0.3-1 s of every run (it was half the first betweenness call on the
+    H100); a graph file never needs it."""
+    (tmp_path / "g.txt").write_text("0 1\n1 2\n2 0\n2 3\n3 3\n")
+    script = ("import sys\nfrom spla import cli\n"
+              f"rc = cli.main(['centrality', 'g.txt', '--device', '{device}', '--out', 'o.csv', '--quiet', "
+              "'--correlations'])\n"
+              "print(rc, 'networkx' in sys.modules)\n")
+    res = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_env(), capture_output=True,
+                         text=True, timeout=300)
+    assert res.stdout.split() == ["0", "False"], (res.stdout, res.stderr)
+
+@needs_algorithms
 @needs_shared
 def test_csv_matches_networkx_on_karate_club(tmp_path):
     """The command's CSV for Zachary's karate club equals networkx's centralities."""
