@@ -24,10 +24,11 @@ source, by a power of two e_d that brings it into [0.5, 1): the scaling is exact
 since δ only needs ratios σ_v/σ_w between consecutive levels, δ(v) = σ̃(v) · 2^-e_d · t(v).  The
 results carry float64's relative precision however large σ grows.
 
-Sparse frontiers (``frontier="sparse"``, chosen by "auto" for graphs of many BFS levels: meshes,
-road networks): the same sweeps over a level-structured block (``spla.frontier``), where a queue
-lists each level's (vertex, source) entries and every level costs its entries' arcs instead of
-O(n·k) dense vector work:
+Sparse frontiers (``frontier="sparse"``, chosen by "auto" for graphs of many BFS levels, meshes and
+road networks, and for sources that reach few of the vertices, as in many directed graphs): the
+same sweeps over a level-structured block (``spla.frontier``), where a queue lists each level's
+(vertex, source) entries and every level costs its entries' arcs instead of O(n·k) dense vector
+work:
 
     forward:   σ̃'<¬reached ∪ level == d+1> += σ̃<frontier_d> +.first A          (push, queues level d+1)
     backward:  coeff = 1/σ̃;  for d = D-1 .. 1:
@@ -73,10 +74,14 @@ LEVELS_PER_READ = 8  # sparse frontiers: BFS levels enqueued per read of their c
 #: Largest block of the sparse-frontier path ("auto" batch): beyond it a level's entries no longer
 #: fit the L2 cache and the launches per level are already amortised (measured, docs/benchmarks.md).
 SPARSE_MAX_BATCH = 512
-#: frontier="auto" takes the sparse path when depth · n > SPARSE_DEPTH_ARCS · arcs, the depth
-#: being a BFS's from the first source: the dense path's vector work per source is O(depth · n),
-#: the sparse path's O(arcs) (calibrated on the H100, docs/benchmarks.md).
-SPARSE_DEPTH_ARCS = 2.0
+#: frontier="auto" takes the sparse path when n · D > SPARSE_REACH_RATIO · R, measured by one BFS from a
+#: sample of the sources: D its depth (a dense block runs as many levels as its deepest source, each
+#: O(n) vector work per source), R the mean number of arcs a sample source reaches (a sparse block's
+#: work per source).  Calibrated on the H100 over 27 graphs, directed ones included: the dense path
+#: was faster up to 4.6, the sparse one from 7.5 (docs/benchmarks.md, twelfth session).
+SPARSE_REACH_RATIO = 6.0
+#: Sources in the sample that frontier="auto" measures (fewer when their block would not fit).
+REACH_SAMPLE = 32
 
 
 @on_graph_device
@@ -109,8 +114,9 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         How a block of sources holds its BFS frontiers.  "dense": (n, k) blocks and one masked
         product per level, whose vector work is O(n·k) per level; "sparse": the frontier as a
         list of (vertex, source) entries (``spla.frontier``), whose work is the frontier's arcs,
-        for graphs of many levels (meshes, road networks).  "auto" picks by the depth of a BFS
-        from the first source (see :func:`_use_sparse_frontier`) when there are several sources.
+        for graphs of many levels (meshes, road networks) and for sources that reach few vertices
+        (directed graphs).  "auto" picks by one BFS from a sample of 32 of the sources, its depth
+        against the arcs they reach (see :func:`_use_sparse_frontier`), when there are several sources.
         Not used with batch_size=1, nor by "auto" for a single source (the direction-optimised
         single-source path, whose levels push or pull a single vector).
     progress : callable(done, total), optional, called after each block.
@@ -260,7 +266,7 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
     acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
     # one source (or batch_size=1) stays on the direction-optimised single-source path
     sparse = not edges and batch_size != 1 and (frontier == "sparse" or (
-        frontier == "auto" and nsrc > 1 and _use_sparse_frontier(P, int(src[0]))))
+        frontier == "auto" and nsrc > 1 and _use_sparse_frontier(P, src)))
     if batch_size == "auto":
         kb = _auto_batch_sparse(P, nsrc) if sparse else _auto_batch(P, nsrc)
     elif isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool) and batch_size >= 1:
@@ -498,22 +504,34 @@ def _rescale_from(xp, block, d):
     return e
 
 
-def _bfs_depth(P, s):
-    """The number of BFS levels below source s (its eccentricity within its reach)."""
+def _sample_reach(P, sources):
+    """(D, R, k) of one BFS from a sample of k of ``sources`` (at most REACH_SAMPLE, fewer when their
+    block would not fit in an eighth of the free memory; drawn with a fixed seed): D the number of levels below the sample's sources (the deepest one's eccentricity within its
+    reach), R the mean number of arcs leaving the vertices each sample source reaches."""
     xp = P.xp
-    block = xp.zeros((P.shape[0], 1, 2), dtype=np.float64)
+    n = P.shape[0]
+    per_source = 24 * max(n, 1)  # (value, level) float64 and a flat index per entry
+    k = int(max(1, min(REACH_SAMPLE, len(sources), free_device_bytes(P) // (8 * per_source))))
+    sample = np.random.default_rng(0).choice(np.asarray(sources, dtype=np.int64), size=k, replace=False)
+    block = xp.zeros((n, k, 2), dtype=np.float64)
     block[..., 1] = -1.0
-    block[s, 0, 0] = 1.0
-    block[s, 0, 1] = 0.0
-    return _Levels(P, block, xp.asarray([s], dtype=spla.frontier.index_dtype(P.shape[0], 1))).forward()
+    s = xp.asarray(sample)
+    c = xp.arange(k, dtype=np.int64)
+    block[s, c, 0] = 1.0
+    block[s, c, 1] = 0.0
+    depth = _Levels(P, block, (s * k + c).astype(spla.frontier.index_dtype(n, k))).forward()
+    reached = (block[..., 1] >= 0).sum(axis=1)  # sample sources reaching each vertex
+    arcs = float((reached * P.out_degree()).sum())
+    return depth, arcs / k, k
 
 
-def _use_sparse_frontier(P, s):
-    """frontier="auto": whether a block's BFS levels outnumber what the dense path amortises."""
-    depth = _bfs_depth(P, s)
-    use = depth * P.shape[0] > SPARSE_DEPTH_ARCS * max(P.nnz, 1)
-    log.debug("betweenness: BFS depth %d from source %d, n=%d, arcs=%d -> %s frontiers",
-              depth, s, P.shape[0], P.nnz, "sparse" if use else "dense")
+def _use_sparse_frontier(P, sources):
+    """frontier="auto": whether the dense path's O(n) work per level and source outweighs the arcs the
+    sources reach (SPARSE_REACH_RATIO)."""
+    depth, reach, k = _sample_reach(P, sources)
+    use = P.shape[0] * depth > SPARSE_REACH_RATIO * max(reach, 1.0)
+    log.debug("betweenness: BFS from %d sample sources: depth %d, %.0f arcs reached per source, n=%d -> "
+              "%s frontiers", k, depth, reach, P.shape[0], "sparse" if use else "dense")
     return use
 
 

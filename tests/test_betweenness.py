@@ -326,15 +326,26 @@ def test_single_source_plan_never_covers_rescaled_sigma(device):
 
 
 # ---------------------------------------------------------------- sparse frontiers (spla.frontier)
-def test_frontier_auto_rule():
+def test_frontier_auto_rule(device):
     from algorithms import betweenness as bmod
 
-    grid = spla.Matrix.from_networkx(nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30)), device="cpu")
-    assert bmod._bfs_depth(grid, 0) == 58
-    assert bmod._use_sparse_frontier(grid, 0)  # 58 levels x 900 vertices > 2 x 3480 arcs
-    dense = spla.Matrix.from_networkx(nx.complete_graph(30), device="cpu")
-    assert bmod._bfs_depth(dense, 3) == 1
-    assert not bmod._use_sparse_frontier(dense, 3)
+    grid = spla.Matrix.from_networkx(nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30)), device=device)
+    assert bmod._sample_reach(grid, [0]) == (58, 3480.0, 1)
+    assert bmod._use_sparse_frontier(grid, np.arange(900))  # 900 vertices x 58+ levels > 6 x 3480 arcs
+    dense = spla.Matrix.from_networkx(nx.complete_graph(30), device=device)
+    assert bmod._sample_reach(dense, [3]) == (1, 870.0, 1)
+    assert not bmod._use_sparse_frontier(dense, np.arange(30))
+    # directed: a complete digraph on 0..39 with a path 39 -> 40 -> ... -> 79.  Sources in the clique reach
+    # every arc (dense: 80 vertices x 41 levels < 6 x 1600 arcs); sources on the path reach a few arcs,
+    # while a dense block would still run its deepest source's levels over all 80 vertices (sparse)
+    G = nx.complete_graph(40, create_using=nx.DiGraph)
+    nx.add_path(G, [39, *range(40, 80)])
+    A = spla.Matrix.from_networkx(G, device=device)
+    assert bmod._sample_reach(A, np.arange(40)) == (41, 1600.0, 32)
+    assert not bmod._use_sparse_frontier(A, np.arange(40))
+    depth, reach, k = bmod._sample_reach(A, np.arange(40, 80))
+    assert k == 32 and depth <= 39 and reach <= 39
+    assert bmod._use_sparse_frontier(A, np.arange(40, 80))
 
 
 @pytest.mark.parametrize("directed", [False, True])

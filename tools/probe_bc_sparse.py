@@ -68,9 +68,9 @@ def main():
         A = load(name)
         n = A.shape[0]
         first = int(np.flatnonzero(np.diff(A.colptr.get()) > 0)[0])
-        rec = {"n": n, "arcs": A.nnz, "depth": bmod._bfs_depth(bmod.pattern_of(A), first)}
+        rec = {"n": n, "arcs": A.nnz, "depth": bmod._sample_reach(bmod.pattern_of(A), [first])[0]}
         t = time.perf_counter()
-        rec["auto_sparse"] = bool(bmod._use_sparse_frontier(bmod.pattern_of(A), first))
+        rec["auto_sparse"] = bool(bmod._use_sparse_frontier(bmod.pattern_of(A), np.arange(n)))
         rec["auto_rule_ms"] = 1e3 * (time.perf_counter() - t)
         S = list(range(min(64, n)))
         bmod._locality_order(bmod.pattern_of(A), np.arange(n), 512)  # compile min_first
