@@ -20,6 +20,7 @@ def _backend(x):
 
 def popcount(X):
     """Number of set bits of each element of an integer array X (any shape) -> int32, same shape."""
+    _dev.array_device(X)  # a NumPy or CuPy array, else a TypeError that says so
     if np.dtype(X.dtype).kind not in "iu":
         raise DomainMismatch(f"popcount needs an integer array, got dtype {X.dtype}")
     return _backend(X).popcount(X)

@@ -118,3 +118,36 @@ def test_weighted_rowsum_adds_set_bits_only(device):
     np.testing.assert_array_equal(spla.device.to_numpy(got), [1.5, 0.0, np.inf])
     with pytest.raises(TypeError, match="expected a NumPy or CuPy array, got list"):
         spla.bits.weighted_rowsum([[1]])
+
+
+def test_popcount_of_a_0d_array_is_a_0d_array(device):
+    """"Same shape" holds for 0-d input too: a 0-d array on X's device, not a NumPy scalar (the CPU
+    backend's bitwise_count returned np.int32, which spla.device.array_device refuses)."""
+    X = _dev.to_device(np.array(-1, dtype=np.int16), device)
+    got = bits.popcount(X)
+    assert _dev.array_device(got) == device
+    assert got.shape == () and got.dtype == np.int32
+    assert int(_dev.to_numpy(got)) == 16
+
+
+def test_popcount_of_a_non_array_says_what_it_needs():
+    with pytest.raises(TypeError, match="expected a NumPy or CuPy array, got list"):
+        bits.popcount([1, 2])
+
+
+def test_weighted_rowsum_overflow_is_inf_without_warnings(device):
+    """A sum past float64's range is inf, +inf and -inf weights of set bits give NaN: on the CPU as on
+    the GPU, without NumPy's RuntimeWarnings (which the GPU has none of)."""
+    import warnings
+
+    X = np.array([[2**64 - 1], [3]], dtype=np.uint64)
+    w = np.full(64, 1.0e308)
+    w[1] = -np.inf
+    w[0] = np.inf
+    X, w = _dev.to_device(X, device), _dev.to_device(w, device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _dev.to_numpy(bits.weighted_rowsum(X, w))
+        big = _dev.to_numpy(bits.weighted_rowsum(X[:1], _dev.to_device(np.full(64, 1.0e308), device)))
+    assert np.isnan(got[0]) and np.isnan(got[1])
+    np.testing.assert_array_equal(big, [np.inf])

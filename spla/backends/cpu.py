@@ -204,8 +204,8 @@ def _vxm(u, A, semiring, mask, complement, accum, out, replace, swap):
 
 
 def popcount(X):
-    """Elementwise popcount of an unsigned/signed integer array (int32 result)."""
-    return np.bitwise_count(X.view(f"u{X.dtype.itemsize}") if X.dtype.kind == "i" else X).astype(np.int32)
+    """Elementwise popcount of an unsigned/signed integer array (int32 result, same shape: 0-d for 0-d)."""
+    return np.asarray(np.bitwise_count(X.view(f"u{X.dtype.itemsize}") if X.dtype.kind == "i" else X), dtype=np.int32)
 
 
 def weighted_rowsum(X, weights=None):
@@ -219,9 +219,10 @@ def weighted_rowsum(X, weights=None):
     n, W = X.shape
     wts = np.asarray(weights, dtype=np.float64).reshape(W, 64)
     out = np.zeros(n, dtype=np.float64)
-    for b in range(64):
-        bits = ((X >> np.uint64(b)) & np.uint64(1)).astype(bool)
-        out += np.where(bits, wts[:, b], 0.0).sum(axis=1)  # set bits only: no 0 * inf, as on the GPU
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and inf - inf as on the GPU, without warnings
+        for b in range(64):
+            bits = ((X >> np.uint64(b)) & np.uint64(1)).astype(bool)
+            out += np.where(bits, wts[:, b], 0.0).sum(axis=1)  # set bits only: no 0 * inf, as on the GPU
     return out
 
 
