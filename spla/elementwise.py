@@ -15,6 +15,12 @@ CuPy arguments must live there.  The algorithms make their graph's GPU current
 "gpu:1" while another GPU is current wraps the call in ``spla.device.activate("gpu:1")``.  The fused
 function does not switch devices itself: finding the current device costs a few microseconds, paid
 on every call of a per-level update.
+
+Scalars: Python scalars are weak on both devices (a float32 array times 0.5 stays float32).  Pass
+NumPy scalars only of the arrays' own dtype (``np.int32(d)`` beside int32 levels): NumPy 2 promotes
+an array with a wider NumPy scalar (float32 array · ``np.float64`` -> float64), while ``cupy.fuse``
+lets a scalar argument of the arrays' kind take the arrays' dtype (NumPy 1's value-based rule) and
+keeps float32.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import re
 import numpy as np
 
 from . import device as _dev
+from .errors import DeviceMismatch
 
 
 _serial = itertools.count()
@@ -34,20 +41,44 @@ _serial = itertools.count()
 def fuse(factory, name=None):
     """Fused version of ``factory(xp)``; see the module docstring.  Arguments: arrays of one
     device (NumPy or CuPy) and Python/NumPy scalars; returns what ``fn`` returns.
-    ``name`` names the GPU kernel (a C identifier is derived from it)."""
-    cpu_fn = factory(np)
+    ``name`` (str) names the GPU kernel: the returned callable's ``kernel_name``, a C identifier
+    derived from it (ASCII letters, digits and underscores)."""
+    if not callable(factory):
+        raise TypeError(f"spla.fuse takes a factory(xp) -> fn, e.g. spla.fuse(lambda xp: lambda s, f: s + f), "
+                        f"got {type(factory).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"spla.fuse: name must be a str (it names the GPU kernel), got {type(name).__name__}")
+    try:
+        cpu_fn = factory(np)
+    except TypeError as exc:  # most often the function itself passed instead of its factory
+        raise TypeError(f"spla.fuse: factory(numpy) raised TypeError ({exc}); fuse takes a factory(xp) -> fn, "
+                        "e.g. spla.fuse(lambda xp: lambda s, f: s + f)") from exc
+    if not callable(cpu_fn):
+        raise TypeError(f"spla.fuse: factory(numpy) returned {type(cpu_fn).__name__}, not a function; fuse takes "
+                        "a factory(xp) -> fn, e.g. spla.fuse(lambda xp: lambda s, f: s + f)")
     gpu_fn = []
-    kernel_name = "spla_fused_" + re.sub(r"\W", "_", name or "") + f"_{next(_serial)}"
+    kernel_name = "spla_fused_" + re.sub(r"[^0-9A-Za-z_]", "_", name or "") + f"_{next(_serial)}"
 
     @functools.wraps(cpu_fn)
-    def run(*args):
+    def run(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"spla.fuse functions take positional arguments only (as cupy.fuse), got keyword "
+                            f"argument(s) {', '.join(kwargs)}; pass them in order")
         if not any(_dev.is_cupy_array(a) for a in args):  # NumPy arrays, lists and scalars: NumPy
             return cpu_fn(*args)
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                raise DeviceMismatch(f"spla.fuse {kernel_name}: argument {i} is a NumPy array {a.shape} beside "
+                                     "CuPy arrays; pass arrays of one device (spla.device.to_device(x, 'gpu:N'))")
         if not gpu_fn:
             cp = _dev.cupy_module()
             fn = factory(cp)
-            fn.__name__ = fn.__qualname__ = kernel_name  # cupy names the kernel after it
+            try:
+                fn.__name__ = fn.__qualname__ = kernel_name  # cupy names the kernel after it
+            except (AttributeError, TypeError):
+                pass  # a cupy ufunc or builtin (read-only __name__): kernel_name= below names the kernel
             gpu_fn.append(cp.fuse(kernel_name=kernel_name)(fn))
         return gpu_fn[0](*args)
 
+    run.kernel_name = kernel_name
     return run
