@@ -27,7 +27,9 @@ Rules for a step (what the graph can replay):
 Temporaries allocated while recording come from a private memory pool that the
 :class:`Replay` keeps, so no other array is ever placed where the graph writes.  A step
 that cannot be recorded (it synchronises, or CuPy refuses) falls back to eager calls, with
-a DEBUG log line saying why.
+a DEBUG log line saying why.  In that second call the step's Python code runs twice: once
+under the failed capture, whose device work is discarded, then eagerly; so a step keeps no
+host-side state of its own (a counter, a list it appends to), or it counts that call twice.
 """
 
 from __future__ import annotations

@@ -105,3 +105,29 @@ def test_host_copy_reads_what_a_replayed_step_wrote(device):
         expected = np.roll(expected * vals, 1)
         assert float(copy.read()) == pytest.approx(expected.max(), rel=1e-12)
     assert replay.mode == ("graph" if device.startswith("gpu") else "eager")
+
+
+@pytest.mark.gpu
+def test_a_failed_recording_runs_the_python_code_twice_and_the_device_work_once():
+    """The module docstring's rule: in the call whose capture fails, the step's Python code runs under
+    the capture (its device work discarded) and again eagerly."""
+    cp = pytest.importorskip("cupy")
+    A = _ring(20, "gpu:0")
+    x = cp.ones(20)
+    calls = []
+
+    def step():
+        calls.append(1)  # host-side state: counted twice in the failed recording call
+        cp.copyto(x, spla.vxm(x, A, "plus_times"))
+        float(x.sum())  # a host read: the capture fails here
+
+    replay = spla.Replay(step, A.device)
+    for _ in range(3):
+        replay()
+    assert replay.mode == "eager"
+    assert len(calls) == 4
+    expected = np.ones(20)
+    vals = np.linspace(1.0, 2.0, 20)
+    for _ in range(3):  # three products: the discarded capture applied none
+        expected = np.roll(expected * vals, 1)
+    np.testing.assert_allclose(x.get(), expected, rtol=1e-14)
