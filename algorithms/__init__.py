@@ -1,7 +1,8 @@
 """Graph centralities written as linear algebra over the spla engine.
 
 Every centrality accepts a ``spla.Matrix``, a SciPy sparse matrix/array (a stored A[i, j],
-even 0, is the arc i -> j, as networkx's ``from_scipy_sparse_array``) or a networkx
+even 0, is the arc i -> j, as networkx's ``from_scipy_sparse_array``), a dense 2-D NumPy
+array (its non-zero entries are the arcs, as ``from_numpy_array``) or a networkx
 Graph/DiGraph (vertices in ``list(G)`` order), returns NumPy arrays indexed like the input
 (``edge_betweenness_centrality``: a SciPy sparse array), follows networkx's semantics and
 defaults, and takes a ``device=`` override and, where it multiplies, ``kernel=``

@@ -1,8 +1,9 @@
 """Shared plumbing of the algorithms: turning user input into a spla.Matrix, and back.
 
 Every algorithm accepts a ``spla.Matrix``, a SciPy sparse matrix/array (a stored A[i, j],
-even 0, is the arc i -> j; symmetric means undirected unless told), or a networkx Graph/DiGraph
-(vertices in ``list(G)`` order).  Results are NumPy arrays indexed like the input.
+even 0, is the arc i -> j; symmetric means undirected unless told), a dense 2-D NumPy array
+(its non-zero entries are the arcs, as ``networkx.from_numpy_array``), or a networkx
+Graph/DiGraph (vertices in ``list(G)`` order).  Results are NumPy arrays indexed like the input.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def as_matrix(G, *, device=None, weight=None, drop_self_loops=False) -> spla.Mat
         if sp.issparse(G) or isinstance(G, np.ndarray):
             A = spla.Matrix.from_scipy(G, device="auto" if device is None else device)
         else:
-            raise TypeError(f"expected a spla.Matrix, a SciPy sparse matrix or a networkx graph, got {type(G).__name__}")
+            raise TypeError(f"expected a spla.Matrix, a SciPy sparse matrix, a 2-D NumPy array or a networkx graph, "
+                            f"got {type(G).__name__}")
     if A.shape[0] != A.shape[1]:
         raise spla.InvalidGraph(f"a graph's adjacency matrix must be square, got shape {A.shape}")
     return without_self_loops(A) if drop_self_loops else A
@@ -105,17 +107,37 @@ def free_device_bytes(A: spla.Matrix) -> int:
     return int(free + pool.free_bytes())
 
 
+def as_list(sources, name="sources") -> list:
+    """``sources`` read once into a list; a TypeError naming the argument when it is not iterable."""
+    try:
+        it = iter(sources)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of vertices, got {type(sources).__name__} {sources!r}") from None
+    return list(it)
+
+
 def check_sources(sources, n: int, name="sources") -> np.ndarray:
     """Validate a list/array of vertex indices in 0..n-1 (int64, order kept, duplicates rejected)."""
-    s = np.asarray(list(sources) if not isinstance(sources, np.ndarray) else sources)
+    s = np.asarray(sources if isinstance(sources, np.ndarray) else as_list(sources, name))
     if s.size == 0:
         return s.astype(np.int64)
     if s.dtype.kind not in "iu":
         raise TypeError(f"{name} must be vertex indices (integers 0..n-1), got dtype {s.dtype}")
     s = s.astype(np.int64).ravel()
+    if n == 0:
+        raise ValueError(f"{name} contains vertex {int(s[0])}, but the graph has no vertices")
     if s.min() < 0 or s.max() >= n:
         bad = int(s.min() if s.min() < 0 else s.max())
         raise ValueError(f"{name} contains vertex {bad}, outside 0..{n - 1}")
-    if np.unique(s).size != s.size:
-        raise ValueError(f"{name} contains duplicate vertices")
+    order = np.argsort(s, kind="stable")
+    again = order[1:][s[order[1:]] == s[order[:-1]]]  # positions of the entries that repeat an earlier one
+    if again.size:
+        raise ValueError(f"{name} contains vertex {int(s[again.min()])} more than once; list each vertex once")
     return s
+
+
+def check_progress(progress):
+    """Refuse a ``progress`` that is neither None nor callable at the door (it is first called after
+    a whole block of work)."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a callable(done, total), got {type(progress).__name__} {progress!r}")

@@ -62,8 +62,8 @@ import scipy.sparse as sp
 import spla
 from spla import selection
 
-from ._common import (as_matrix, check_sources, free_device_bytes, is_networkx_graph, on_graph_device, pattern_of,
-                      to_numpy)
+from ._common import (as_list, as_matrix, check_progress, check_sources, free_device_bytes, is_networkx_graph,
+                      on_graph_device, pattern_of, to_numpy)
 
 log = logging.getLogger("spla")
 
@@ -109,7 +109,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         Sources per block (1 is TurboBC's single-source Algorithm 1); "auto" sizes the
         block from free device memory.  Running out of memory halves the block.
     device, kernel : where to run and which product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push");
-        with batch_size=1, "auto" chooses push or pull at every BFS level.
+        with batch_size=1, "auto" chooses push or pull at every BFS level.  Sparse frontiers run
+        ``spla.frontier``'s own push and pull, no product kernel: there ``kernel`` is only checked.
     frontier : "auto", "dense" or "sparse"
         How a block of sources holds its BFS frontiers.  "dense": (n, k) blocks and one masked
         product per level, whose vector work is O(n·k) per level; "sparse": the frontier as a
@@ -125,6 +126,7 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
     -------
     numpy float64 array (n,) indexed like the input's vertices.
     """
+    _check_options(batch_size, kernel, progress, frontier)
     src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
     if sources is not None and endpoints:
         raise ValueError("endpoints=True cannot be combined with sources= (networkx's "
@@ -140,6 +142,9 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
                                 kernel="auto", progress=None):
     """Edge betweenness centrality (networkx ``edge_betweenness_centrality`` semantics).
 
+    Parameters as :func:`betweenness_centrality` (k, seed, normalized, batch_size, device, kernel,
+    progress); there are no sources, endpoints or frontier options (the dense path always runs).
+
     Returns
     -------
     scipy.sparse.csc_array (n, n) float64 with A's pattern: entry (u, v) is the BC of the
@@ -147,6 +152,7 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
     A multigraph's parallel edges are one arc here, holding their sum (networkx gives each
     of the k parallel edges 1/k of it, for unweighted shortest paths).
     """
+    _check_options(batch_size, kernel, progress)
     src, sampled, n, directed, M = _prepare(A, k, None, seed, device)
     P = pattern_of(M)
     arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
@@ -158,6 +164,18 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
 
 
 # --------------------------------------------------------------------------- plumbing
+def _check_options(batch_size, kernel, progress, frontier="dense"):
+    """The options' own checks, at the door: before any work, whatever the graph (an empty one, or
+    sources=[], runs no product; sparse frontiers use no product kernel)."""
+    spla.ops.normalize_kernel(kernel)
+    if frontier not in ("auto", "dense", "sparse"):
+        raise ValueError(f"frontier must be 'auto', 'dense' or 'sparse', got {frontier!r}")
+    auto = isinstance(batch_size, str) and batch_size == "auto"
+    if not auto and (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
+        raise ValueError(f"batch_size must be 'auto' or a positive integer, got {batch_size!r}")
+    check_progress(progress)
+
+
 def _prepare(A, k, sources, seed, device):
     nodes = list(A) if is_networkx_graph(A) else None
     M = as_matrix(A, device=device)
@@ -167,12 +185,16 @@ def _prepare(A, k, sources, seed, device):
         raise ValueError("give either k (sample sources) or sources (a given subset), not both")
     if sources is not None:
         if not isinstance(sources, np.ndarray):
-            sources = list(sources)  # an iterator is read once, here
+            sources = as_list(sources)  # an iterator is read once, here
         if nodes is not None:
             index = {v: i for i, v in enumerate(nodes)}
             missing = [s for s in sources if s not in index]
             if missing:
                 raise ValueError(f"sources contains {missing[0]!r}, which is not a node of the graph")
+            if len(set(sources)) != len(sources):
+                seen = set()
+                dup = next(s for s in sources if s in seen or seen.add(s))
+                raise ValueError(f"sources contains node {dup!r} more than once; list each node once")
             sources = [index[s] for s in sources]
         src = check_sources(sources, n)
     elif k is not None and k != n:

@@ -9,6 +9,8 @@ are ignored.  Cost: one masked vxm per level.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 import spla
@@ -34,6 +36,8 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
         if source not in A:
             raise ValueError(f"source {source!r} is not a node of the graph")
         source = nodes.index(source)
+    else:
+        source = _one_index(source)
     M = as_matrix(A, device=device)
     n = M.shape[0]
     s = int(check_sources([source], n, name="source")[0])
@@ -53,4 +57,15 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
         level[frontier] = d
         reached |= frontier
     return to_numpy(level)
+
+
+def _one_index(source) -> int:
+    """``source`` as one vertex index: an integer (or 0-d integer array); a list would be read as
+    several sources, a float or bool as a vertex index."""
+    try:
+        if isinstance(source, (bool, np.bool_)) or getattr(source, "dtype", None) == np.bool_:
+            raise TypeError
+        return operator.index(source)
+    except TypeError:
+        raise TypeError(f"source must be one vertex index (an integer 0..n-1), got {source!r}") from None
 

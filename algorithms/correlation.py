@@ -31,7 +31,9 @@ def rank_correlation(x, y, method="spearman") -> float:
     Returns
     -------
     float, in [-1, 1]; NaN when one input is constant (the coefficient is undefined;
-    SciPy also warns for spearman and pearson, not for kendall).
+    SciPy also warns for spearman and pearson, not for kendall), and NaN when x or y holds
+    a NaN (SciPy's ``nan_policy="propagate"``; e.g. networkx's betweenness with k=1 is NaN at
+    the sampled source) or, for pearson, an infinity.
 
     Raises ``spla.UnknownNameError`` for an unknown method and ValueError for inputs of
     different lengths, not 1-D, or shorter than 2.

@@ -40,7 +40,7 @@ import numpy as np
 import spla
 import spla.bits
 
-from ._common import on_graph_device, to_numpy, without_self_loops
+from ._common import check_progress, on_graph_device, to_numpy, without_self_loops
 from .degree import degree_parts
 from .distances import bit_bfs_blocks, is_empty_graph
 
@@ -64,6 +64,7 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
         raise ValueError(f"radius must be an integer >= 0, got {radius!r}")
     radius = int(radius)
     spla.ops.normalize_kernel(kernel)  # a bad name fails at the door, whatever the radius
+    check_progress(progress)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.int64)
     M, out, _in, loops = degree_parts(A, device=device)

@@ -68,7 +68,7 @@ import spla.bits
 from spla.errors import DeviceMemoryError
 
 from . import _common
-from ._common import as_matrix, on_graph_device, to_numpy
+from ._common import as_matrix, check_progress, on_graph_device, to_numpy
 
 log = logging.getLogger("spla.algorithms")
 
@@ -82,13 +82,14 @@ MEMORY_FRACTION = 0.8
 
 # --------------------------------------------------------------------------- helpers
 def is_empty_graph(G) -> bool:
-    """True for a graph with no vertices (networkx graphs of order 0 cannot be converted)."""
+    """True for a graph with no vertices (networkx graphs of order 0 cannot be converted).  A (0, m)
+    matrix with m > 0 is not one: it is not square, which ``as_matrix`` refuses."""
     if isinstance(G, spla.Matrix):
-        return G.shape[0] == 0
+        return G.shape == (0, 0)
     if _common.is_networkx_graph(G):
         return len(G) == 0
     shape = getattr(G, "shape", None)
-    return shape is not None and len(shape) == 2 and shape[0] == 0
+    return shape is not None and tuple(shape) == (0, 0)
 
 
 def block_words(A: spla.Matrix, total_words: int) -> int:
@@ -287,6 +288,8 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
     -------
     numpy float64 array (n,)
     """
+    spla.ops.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
+    check_progress(progress)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
     M = as_matrix(A, device=device)
@@ -312,6 +315,8 @@ def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
 
     Parameters as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
     """
+    spla.ops.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
+    check_progress(progress)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
     M = as_matrix(A, device=device)
@@ -338,6 +343,8 @@ def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progr
     """
     if not isinstance(return_reach, (bool, np.bool_)):
         raise TypeError(f"return_reach must be True or False, got {return_reach!r}")
+    spla.ops.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
+    check_progress(progress)
     if is_empty_graph(A):
         empty = np.zeros(0, dtype=np.int64)
         return (empty, empty.copy()) if return_reach else empty

@@ -26,6 +26,8 @@ up (their weights, or 1 each), exactly as networkx does.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 import spla
@@ -48,13 +50,13 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     Parameters
     ----------
     A : spla.Matrix, SciPy sparse matrix/array (A[i, j] is the weight of the arc i -> j) or networkx graph
-    alpha : float, damping factor
+    alpha : float, damping factor (finite)
     personalization : dict or array (n,), optional
         Teleport distribution (normalised); dict keys are vertex indices, or nodes for a
         networkx graph (missing keys are 0; for a networkx graph, keys that are not nodes
         are ignored as networkx does).  All zero raises ZeroDivisionError (as networkx).
     max_iter : int, iteration limit
-    tol : float, convergence when Σ|x_new - x| < n · tol
+    tol : float > 0, convergence when Σ|x_new - x| < n · tol
     nstart : dict or array (n,), optional, the starting vector (normalised)
     weight : True (default), False/None, or a str
         True: the stored values are the weights (pattern matrices weigh 1); for a networkx
@@ -73,20 +75,25 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     ------
     spla.ConvergenceError (a RuntimeError) after ``max_iter`` iterations without convergence;
     spla.InvalidGraph for negative, NaN or infinite weights; ZeroDivisionError when
-    personalization, nstart or dangling sum to 0.
+    personalization, nstart or dangling sum to 0; before any work, ValueError for a NaN or
+    infinite alpha, a tol that is not > 0, or a NaN or infinite value in personalization,
+    nstart or dangling (networkx iterates max_iter times into PowerIterationFailedConvergence
+    on these), and TypeError for an alpha or tol that is not a real number or a max_iter that
+    is not an integer.
 
     Notes
     -----
     Converting a dict argument iterates over its entries (input parsing, as networkx does).
     """
+    _check_options(alpha, max_iter, tol, kernel)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
     nodes = None
     if _common.is_networkx_graph(A):
         nodes = list(A)
-        if weight is True:
+        if isinstance(weight, (bool, np.bool_)) and weight:
             wattr = "weight"
-        elif weight is None or weight is False:
+        elif weight is None or isinstance(weight, (bool, np.bool_)):
             wattr = None
         elif isinstance(weight, str):
             wattr = weight
@@ -166,6 +173,20 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
 _NO_ATTRIBUTE = object()
 
 
+def _check_options(alpha, max_iter, tol, kernel):
+    """The scalar options, at the door: a NaN or infinite alpha, or a tol that no change can get
+    below, would otherwise run max_iter iterations into a ConvergenceError that advises the wrong fix."""
+    if not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
+        raise (ValueError if isinstance(alpha, numbers.Real) else TypeError)(
+            f"alpha must be a finite real number (the damping factor, e.g. 0.85), got {alpha!r}")
+    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)):
+        raise TypeError(f"max_iter must be an integer, got {max_iter!r}")
+    if not isinstance(tol, numbers.Real) or not tol > 0:
+        raise (ValueError if isinstance(tol, numbers.Real) else TypeError)(
+            f"tol must be a real number > 0 (convergence is Σ|x - x_prev| < n·tol), got {tol!r}")
+    spla.ops.normalize_kernel(kernel)
+
+
 def _check_out_weights(w, inv_w, xp):
     """Refuse out-weights whose sum overflows float64 or whose reciprocal does (a subnormal sum): the
     transition probabilities A[i, j] / w(i) would be 0 or inf, and the result would not be a distribution."""
@@ -219,6 +240,11 @@ def _distribution(v, name, n, nodes, xp):
         vec = np.asarray(to_numpy(v) if not isinstance(v, (list, tuple)) else v, dtype=np.float64)
         if vec.shape != (n,):
             raise ValueError(f"{name} must have shape ({n},), got {vec.shape}")
+    finite = np.isfinite(vec)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        where = f"node {nodes[i]!r}" if nodes is not None else f"vertex {i}"
+        raise ValueError(f"{name} gives {where} the value {float(vec[i])}; its values must be finite")
     s = float(vec.sum())
     if s == 0:
         raise ZeroDivisionError(f"{name} sums to zero; it must give some vertex a non-zero weight")

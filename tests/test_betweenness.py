@@ -197,6 +197,43 @@ def test_bad_arguments():
         betweenness_centrality(G, kernel="fast")
     with pytest.raises(ValueError, match="frontier must be 'auto', 'dense' or 'sparse', got 'thin'"):
         betweenness_centrality(G, frontier="thin")
+    with pytest.raises(TypeError, match="sources must be a sequence of vertices, got int 1"):
+        betweenness_centrality(G, sources=1)
+    # the repeated source is named: a node for a networkx graph, an index for a matrix
+    H = nx.relabel_nodes(G, {0: "a", 1: "b", 2: "c", 3: "d"})
+    with pytest.raises(ValueError, match="sources contains node 'c' more than once"):
+        betweenness_centrality(H, sources=["d", "c", "a", "c"])
+    with pytest.raises(ValueError, match="sources contains vertex 2 more than once"):
+        betweenness_centrality(nx.to_scipy_sparse_array(G), sources=[3, 2, 0, 2, 3])
+
+
+@pytest.mark.parametrize("fn", [betweenness_centrality, edge_betweenness_centrality])
+@pytest.mark.parametrize("G", [nx.Graph(), nx.path_graph(40), nx.empty_graph(3)], ids=["empty", "path", "isolated"])
+def test_options_fail_at_the_door(fn, G):
+    """kernel, batch_size and progress are checked before any work, whatever the graph: an empty one or
+    one without arcs runs no product, the sparse frontiers a long path takes use no product kernel, and
+    progress is first called after a whole block."""
+    with pytest.raises(spla.UnknownNameError, match="unknown kernel 'bogus'"):
+        fn(G, kernel="bogus", device="cpu")
+    with pytest.raises(ValueError, match="batch_size must be 'auto' or a positive integer, got 0"):
+        fn(G, batch_size=0, device="cpu")
+    with pytest.raises(TypeError, match="progress must be None or a callable"):
+        fn(G, progress=5, device="cpu")
+    if fn is betweenness_centrality:
+        with pytest.raises(spla.UnknownNameError, match="unknown kernel 'bogus'"):
+            fn(G, kernel="bogus", sources=[], device="cpu")
+
+
+def test_bfs_levels_source_must_be_one_vertex_index():
+    """A matrix input's source is one integer: a list used to run from its first vertex only."""
+    S = nx.to_scipy_sparse_array(nx.path_graph(5))
+    for bad in ([1, 2], np.array([3]), 1.0, True, np.bool_(True), None):
+        with pytest.raises(TypeError, match=r"source must be one vertex index \(an integer 0..n-1\)"):
+            bfs_levels(S, bad, device="cpu")
+    for good in (2, np.int64(2), np.array(2)):
+        np.testing.assert_array_equal(bfs_levels(S, good, device="cpu"), [2, 1, 0, 1, 2])
+    with pytest.raises(ValueError, match="source contains vertex 0, but the graph has no vertices"):
+        bfs_levels(sp.csr_array((0, 0)), 0, device="cpu")
 
 
 # ---------------------------------------------------------------- exactness far past 2^53

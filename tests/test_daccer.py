@@ -130,3 +130,14 @@ def test_real_graph(device):
 def test_unknown_kernel_fails_at_every_radius(radius):
     with pytest.raises(spla.UnknownNameError, match=r"unknown kernel 'bogus'"):
         daccer_volumes(nx.path_graph(3), radius, kernel="bogus", device="cpu")
+
+
+@pytest.mark.parametrize("radius", [0, 1, 2])
+def test_bad_progress_fails_at_every_radius(radius):
+    with pytest.raises(TypeError, match="progress must be None or a callable"):
+        daccer_volumes(nx.path_graph(3), radius, progress=1, device="cpu")
+
+
+def test_no_rows_but_columns_is_not_square():
+    with pytest.raises(spla.InvalidGraph, match="square"):
+        daccer_volumes(sp.csr_array((0, 3)), device="cpu")

@@ -119,6 +119,14 @@ def test_rank_correlation_errors():
         rank_correlation(np.ones((2, 2)), np.ones((2, 2)))
 
 
+def test_degree_centrality_no_rows_but_columns_is_not_square():
+    """A (0, 3) matrix used to pass as the empty graph."""
+    for X in (sp.csr_array((0, 3)), np.zeros((0, 3))):
+        with pytest.raises(spla.InvalidGraph, match=r"must be square, got shape \(0, 3\)"):
+            degree_centrality(X, device="cpu")
+    assert degree_centrality(sp.csr_array((0, 0)), device="cpu").shape == (0,)
+
+
 def test_centralities_correlate_on_karate(device):
     """The seeds' kind of comparison: closeness vs harmonic vs degree on karate club."""
     G = nx.karate_club_graph()

@@ -93,6 +93,25 @@ def test_sum_of_distances_return_reach_must_be_a_bool():
         sum_of_distances(nx.path_graph(3), return_reach="yes")
 
 
+@pytest.mark.parametrize("fn", [closeness_centrality, harmonic_centrality, sum_of_distances])
+@pytest.mark.parametrize("G", [nx.Graph(), nx.empty_graph(1), nx.empty_graph(2)], ids=["empty", "one", "isolated"])
+def test_options_fail_at_the_door(fn, G):
+    """A bad kernel or progress fails whatever the graph: these graphs run no product at all."""
+    with pytest.raises(spla.UnknownNameError, match="unknown kernel 'bogus'"):
+        fn(G, kernel="bogus", device="cpu")
+    with pytest.raises(TypeError, match="progress must be None or a callable"):
+        fn(G, progress="yes", device="cpu")
+
+
+@pytest.mark.parametrize("fn", [closeness_centrality, harmonic_centrality, sum_of_distances])
+def test_no_rows_but_columns_is_not_square(fn):
+    """A (0, 3) matrix is no graph (it used to pass as the empty graph); (0, 0) is the empty graph."""
+    for X in (sp.csr_array((0, 3)), np.zeros((0, 3)), spla.Matrix.from_scipy(sp.csr_array((0, 3)), device="cpu")):
+        with pytest.raises(spla.InvalidGraph, match=r"must be square, got shape \(0, 3\)"):
+            fn(X, device="cpu")
+    assert fn(sp.csr_array((0, 0)), device="cpu").shape == (0,)
+
+
 @given(G=graphs(max_n=200, multigraph=False), data=st.data())
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_many_blocks_and_tail_bits(G, data, device, monkeypatch):

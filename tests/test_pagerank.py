@@ -222,3 +222,52 @@ def test_bad_arguments():
                                pagerank(S, personalization={1: 1.0}, device="cpu"))
     with pytest.raises(TypeError, match="attribute"):
         pagerank(S, weight="weight", device="cpu")
+
+
+def test_scalar_options_fail_at_the_door(monkeypatch):
+    """A NaN or infinite alpha, or a tol no change gets below, used to run max_iter iterations into a
+    ConvergenceError advising to "raise max_iter or tol" (networkx: PowerIterationFailedConvergence)."""
+    G = nx.path_graph(4)
+    monkeypatch.setattr(spla, "Replay", lambda *a, **k: pytest.fail("an iteration ran"))
+    for alpha in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match=rf"alpha must be a finite real number .*got {alpha!r}"):
+            pagerank(G, alpha=alpha, device="cpu")
+    for alpha in ("0.85", None, np.full(4, 0.85)):
+        with pytest.raises(TypeError, match="alpha must be a finite real number"):
+            pagerank(G, alpha=alpha, device="cpu")
+    for tol in (0, -1e-6, np.nan):
+        with pytest.raises(ValueError, match=rf"tol must be a real number > 0 .*got {tol!r}"):
+            pagerank(G, tol=tol, device="cpu")
+    with pytest.raises(TypeError, match="tol must be a real number > 0"):
+        pagerank(G, tol="1e-6", device="cpu")
+    for max_iter in (2.5, "10", True):
+        with pytest.raises(TypeError, match=rf"max_iter must be an integer, got {max_iter!r}"):
+            pagerank(G, max_iter=max_iter, device="cpu")
+    with pytest.raises(spla.UnknownNameError, match="unknown kernel 'bogus'"):
+        pagerank(nx.Graph(), kernel="bogus", device="cpu")  # the empty graph runs no product
+
+
+@pytest.mark.parametrize("name", ["personalization", "nstart", "dangling"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_distribution_values(name, bad, monkeypatch):
+    G = nx.DiGraph([("a", "b"), ("b", "c")])  # c is dangling
+    monkeypatch.setattr(spla, "Replay", lambda *a, **k: pytest.fail("an iteration ran"))
+    with pytest.raises(ValueError, match=rf"{name} gives node 'b' the value {bad}; its values must be finite"):
+        pagerank(G, device="cpu", **{name: {"a": 1.0, "b": bad}})
+    S = nx.to_scipy_sparse_array(G)
+    with pytest.raises(ValueError, match=rf"{name} gives vertex 2 the value {bad}"):
+        pagerank(S, device="cpu", **{name: np.array([1.0, 0.0, bad])})
+
+
+def test_numpy_bool_weight_on_a_networkx_graph(device):
+    """np.bool_ weight= means what True / False mean (it already did for a matrix input)."""
+    G = nx.DiGraph()
+    G.add_weighted_edges_from([(0, 1, 3.0), (0, 2, 1.0), (2, 0, 1.0), (1, 2, 1.0)])
+    for flag in (True, False):
+        np.testing.assert_allclose(pagerank(G, weight=np.bool_(flag), device=device, **TIGHT),
+                                   pagerank(G, weight=flag, device=device, **TIGHT))
+
+
+def test_no_rows_but_columns_is_not_square():
+    with pytest.raises(spla.InvalidGraph, match="square"):
+        pagerank(sp.csr_array((0, 3)), device="cpu")
