@@ -32,6 +32,7 @@ import gzip
 import inspect
 import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -672,6 +673,13 @@ def _kernel(value: str) -> str:
     return lookup[value.lower()]
 
 
+def _device(value: str) -> str:
+    """--device: auto, cpu, gpu or gpu:N (checked against the GPUs there are when the command runs)."""
+    if value in ("auto", "cpu", "gpu") or re.fullmatch(r"gpu:\d+", value):
+        return value
+    raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from 'auto', 'cpu', 'gpu', 'gpu:N')")
+
+
 def _add_graph_options(p):
     p.add_argument("graph", nargs="?", metavar="GRAPH",
                    help="graph file: Matrix Market (.mtx), METIS (.graph), or an edge list (.txt, .csv, "
@@ -690,8 +698,8 @@ def _add_graph_options(p):
                    help="edge lists: the first data row is a header (default: detected)")
     h.add_argument("--no-header", dest="header", action="store_const", const=False,
                    help="edge lists: the first data row is an edge")
-    p.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto",
-                   help="where to compute (default auto: the GPU when CuPy sees one)")
+    p.add_argument("--device", type=_device, default="auto", metavar="{auto,cpu,gpu,gpu:N}",
+                   help="where to compute (default auto: the GPU when CuPy sees one; gpu is gpu:0)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -271,6 +271,15 @@ def test_device_gpu_without_gpu(tmp_path):
     assert_one_line_error(spla_cmd("info", "g.txt", "--device", "gpu", cwd=tmp_path), r"no GPU is available")
 
 
+def test_device_gpu_n(tmp_path):
+    """--device takes gpu:N as the Python API does; a GPU that is not there is one line, as is a bad name."""
+    write(tmp_path, "g.txt", "1 2\n")
+    assert_one_line_error(spla_cmd("centrality", "g.txt", "--device", "gpu:99", cwd=tmp_path),
+                          r"no GPU is available|device 'gpu:99' does not exist: CuPy sees \d+ GPU")
+    assert_one_line_error(spla_cmd("centrality", "g.txt", "--device", "gpu:x", cwd=tmp_path),
+                          r"argument --device: invalid choice: 'gpu:x' \(choose from 'auto', 'cpu', 'gpu', 'gpu:N'\)")
+
+
 def test_help_and_version(tmp_path):
     res = spla_cmd("--help", cwd=tmp_path)
     assert res.returncode == 0 and "centrality" in res.stdout
