@@ -48,11 +48,14 @@ def cupy_module():
 
 
 def resolve(device) -> str:
-    """Normalise a device name to ``"cpu"`` or ``"gpu:N"``."""
-    if device is None or device == "auto":
-        return "gpu:0" if gpu_available() else "cpu"
+    """Normalise a device name ("cpu", "gpu", "gpu:N" or "auto") to ``"cpu"`` or ``"gpu:N"``.
+
+    None is refused like any other non-string: ``Matrix.to(None)`` moving a CPU matrix to the GPU
+    would surprise a caller who meant "where it is" (what an algorithm's ``device=None`` means)."""
     if not isinstance(device, str):
         raise UnknownNameError(f"device must be a string like 'cpu', 'gpu', 'gpu:0' or 'auto', got {device!r}")
+    if device == "auto":
+        return "gpu:0" if gpu_available() else "cpu"
     if device == "cpu":
         return "cpu"
     m = _GPU_RE.match(device)

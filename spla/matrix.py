@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +38,8 @@ from . import device as _dev
 from .errors import DomainMismatch, InvalidGraph
 
 INT32_MAX = np.iinfo(np.int32).max
+#: the largest dimension a matrix may have: its indices are at most int64
+DIM_MAX = np.iinfo(np.int64).max
 
 
 def index_dtype(nnz: int, *dims: int):
@@ -70,14 +73,30 @@ def _value_array(values, what="values"):
 
 
 def _vertex_count(n, name="n"):
-    """``n`` as a non-negative Python int, or a TypeError/InvalidGraph naming it."""
+    """``n`` as a Python int in 0..DIM_MAX, or a TypeError/InvalidGraph naming it (a bool is refused:
+    True is not a count)."""
     try:
+        if isinstance(n, (bool, np.bool_)):
+            raise TypeError
         n = operator.index(n)
     except TypeError:
         raise TypeError(f"{name} must be an integer, got {n!r}") from None
     if n < 0:
         raise InvalidGraph(f"{name} must be >= 0, got {n}")
+    if n > DIM_MAX:
+        raise InvalidGraph(f"{name} = {n} is beyond the int64 indices spla stores (at most {DIM_MAX})")
     return n
+
+
+def _shape_pair(shape):
+    """``shape`` as (nrows, ncols) of Python ints, or a TypeError/InvalidGraph naming what is wrong."""
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"shape must be a pair (nrows, ncols), got {shape!r}") from None
+    if len(dims) != 2:
+        raise InvalidGraph(f"shape must be a pair (nrows, ncols), got {shape!r} of {len(dims)} entries")
+    return _vertex_count(dims[0], "shape[0]"), _vertex_count(dims[1], "shape[1]")
 
 
 class Matrix:
@@ -254,7 +273,7 @@ class Matrix:
         colptr = np.asarray(_dev.to_numpy(colptr))
         rowidx = np.asarray(_dev.to_numpy(rowidx))
         vals = None if values is None else _value_array(values)
-        shape = (_vertex_count(shape[0], "shape[0]"), _vertex_count(shape[1], "shape[1]"))
+        shape = _shape_pair(shape)
         for what, arr in (("colptr", colptr), ("rowidx", rowidx)):
             if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
                 raise InvalidGraph(f"{what} must be a 1-D integer array, got dtype {arr.dtype} and shape {arr.shape}")
@@ -292,9 +311,19 @@ class Matrix:
         _check_directed(directed)
         device = _dev.resolve(device)
         if not sp.issparse(S):
+            given = S
+            nx = sys.modules.get("networkx")  # a networkx graph exists only once networkx is imported
+            if isinstance(given, Matrix) or (nx is not None and isinstance(given, nx.Graph)):
+                raise TypeError(f"from_scipy takes a SciPy sparse matrix/array or a 2-D NumPy array, got "
+                                f"{type(given).__name__}; " + ("use Matrix.from_networkx" if nx is not None and
+                                isinstance(given, nx.Graph) else "it is a spla.Matrix already (Matrix.to moves it)"))
             S = np.asarray(S)
             if S.ndim != 2:
-                raise InvalidGraph(f"expected a 2-D matrix, got an array of shape {S.shape}")
+                what = (f"an array of shape {S.shape}" if isinstance(given, np.ndarray) else
+                        f"{type(given).__name__} {given!r:.80} (read as an array of shape {S.shape})")
+                raise InvalidGraph(f"expected a 2-D matrix, got {what}; pass a SciPy sparse matrix/array or a 2-D "
+                                   "NumPy array")
+            _check_value_dtype(np.float32 if S.dtype == np.float16 else S.dtype, "matrix values")
             S = sp.csc_array(S.astype(np.float32) if S.dtype == np.float16 else S)
         S = sp.csc_array(S, copy=True)
         _check_value_dtype(S.dtype, "matrix values")
@@ -332,6 +361,9 @@ class Matrix:
         # Python ints, so that a uint64 id beyond int64 is reported as it is
         hi = max(int(src.max()), int(dst.max())) if src.size else -1
         lo = min(int(src.min()), int(dst.min()), 0) if src.size else 0
+        if n is None and hi >= DIM_MAX:
+            raise InvalidGraph(f"vertex id {hi} is beyond the int64 indices spla stores (ids 0..{DIM_MAX - 1}); "
+                               "renumber the vertices 0..n-1")
         n = hi + 1 if n is None else _vertex_count(n, "n (the number of vertices)")
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi

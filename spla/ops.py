@@ -42,8 +42,9 @@ def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, re
 
     Parameters
     ----------
-    u : array (nrows,) or (nrows, k), C-contiguous, NumPy on "cpu" / CuPy on "gpu:N"
-        One vector, or a block of k independent vectors (row i holds vertex i's k values).
+    u : array (nrows,) or (nrows, k), NumPy on "cpu" / CuPy on "gpu:N"
+        One vector, or a block of k independent vectors (row i holds vertex i's k values);
+        one that is not C-contiguous (a Fortran-ordered block, a strided view) is copied first.
         Its dtype is the product's domain; A's values are cast to it.  An entry equal to
         the semiring's additive identity contributes nothing.
     A : spla.Matrix (nrows, ncols)
@@ -55,9 +56,12 @@ def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, re
     accum : str, optional
         One of plus, min, max, lor, bor, first, second: ``out = accum(out, result)`` where
         computed.  Needs ``out``.
-    out : array shaped and typed like the result, optional
+    out : array shaped and typed like the result, optional, C-contiguous
         Written in place and returned.  Outputs not computed keep their value, or
         become the identity when ``replace=True``.  Without ``out`` they are the identity.
+        ``out`` may be ``u`` itself or overlap ``u`` or ``mask``: the result is the one that
+        copies of them would give (the CPU computes every output before writing ``out``, the
+        GPU works on a copy of an ``out`` that overlaps an input).
     kernel : "auto", "scCSC", "veCSC", "scCOOC" or "push"
         GPU kernel; "auto" picks by :func:`spla.choose_kernel`.  The first three pull (they
         walk the computed outputs' entries); "push" walks the entries of the inputs that are
@@ -123,7 +127,7 @@ def _product_on_device(name, u, A, semiring, mask, complement, accum, out, repla
     elif complement:
         raise ValueError(f"{name}: complement=True needs a mask")
     if accum is not None:
-        if accum not in _sr.ACCUM_OPS:
+        if not isinstance(accum, str) or accum not in _sr.ACCUM_OPS:  # an array would compare elementwise
             raise UnknownNameError(f"{name}: unknown accum {accum!r}; use one of {', '.join(_sr.ACCUM_OPS)}")
         if out is None:
             raise ValueError(f"{name}: accum={accum!r} needs out= (the array to accumulate into)")
@@ -136,7 +140,9 @@ def _product_on_device(name, u, A, semiring, mask, complement, accum, out, repla
         if out.dtype != u.dtype:
             raise DomainMismatch(f"{name}: out has dtype {out.dtype} but the result has u's dtype {u.dtype}")
         if not out.flags.c_contiguous:
-            raise ValueError(f"{name}: out must be C-contiguous")
+            raise ValueError(f"{name}: out must be C-contiguous, got one of shape {out.shape} with strides "
+                             f"{out.strides}; pass a contiguous copy (xp.ascontiguousarray(out)) and use the "
+                             "array returned")
         if not getattr(out.flags, "writeable", True):
             raise ValueError(f"{name}: out is read-only; pass a writeable array (out.copy())")
     M = A.T if transpose else A

@@ -73,11 +73,14 @@ that a small frontier is cheapest pushed (kron20: 41 arcs, 13 µs pushed, 260 µ
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .backends import for_device
 from .backends import gpu as _gpu
-from .errors import KernelUnavailable
+from .errors import DomainMismatch, KernelUnavailable
+from .matrix import Matrix
 
 VECTOR_SCF = 1000.0
 COOC_SKEW = 64.0
@@ -99,6 +102,7 @@ def scale_free_metric(A) -> float:
 
     For a rectangular matrix the degrees are row counts for i and column counts for j.
     """
+    _check_matrix("scale_free_metric", A)
     key = "scale_free_metric"
     if key in A._cache:
         return A._cache[key]
@@ -148,8 +152,10 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
     """
     from . import semirings as _sr
 
-    if masked not in (False, True, "sparse"):
-        raise ValueError(f"choose_kernel: masked must be False, True or 'sparse', got {masked!r}")
+    _check_matrix("choose_kernel", A)
+    # a bool or the string itself: 1, 0.0 or an array (the mask instead of whether there is one) are refused
+    if not (isinstance(masked, (bool, np.bool_)) or (isinstance(masked, str) and masked == "sparse")):
+        raise ValueError(f"choose_kernel: masked must be False, True or 'sparse', got {masked!r:.80}")
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError(f"choose_kernel: k must be an integer >= 0 (vectors per product), got {k!r}")
     semiring = None if semiring is None else _sr.get(semiring)
@@ -157,7 +163,14 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
         dtype = np.dtype(np.float32)
         if semiring is not None and dtype not in semiring.dtypes:
             dtype = np.dtype(semiring.dtypes[0])
-    dtype = np.dtype(dtype)
+    given = dtype
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        dtype = None
+    if dtype is None or (semiring is None and dtype not in _sr.ALL):  # a semiring's own domains are checked next
+        raise DomainMismatch(f"choose_kernel: dtype must be a product domain ({', '.join(map(str, _sr.ALL))}), "
+                             f"got {given!r:.80}")
     if semiring is not None and dtype not in semiring.dtypes:
         raise semiring.dtype_error(dtype, "choose_kernel")
     if push_arcs is not None or pull_arcs is not None:
@@ -169,11 +182,15 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
     return A._cache[key]
 
 
+def _check_matrix(who, A):
+    if not isinstance(A, Matrix):
+        raise TypeError(f"{who}: A must be a spla.Matrix, got {type(A).__name__}; build one with "
+                        "spla.Matrix.from_scipy / from_edges / from_networkx")
+
+
 def _arc_count(name, value):
-    try:
-        ok = not isinstance(value, bool) and float(value) >= 0
-    except (TypeError, ValueError):
-        ok = False
+    # a number (NumPy's too), not a bool or a string that float() would read
+    ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and float(value) >= 0
     if not ok:
         raise ValueError(f"choose_kernel: {name} must be a number of arcs >= 0 (give push_arcs and pull_arcs "
                          f"together), got {value!r}")

@@ -254,6 +254,8 @@ def dense_vxm(u, A_dense, present, semiring, *, mask=None, complement=False, acc
         comp = np.asarray(mask, dtype=bool)
         if complement:
             comp = ~comp
+        if comp.shape != t.shape and not (block and comp.shape == t.shape[:1]):
+            raise ValueError(f"mask of shape {comp.shape} does not fit the output of shape {t.shape}")
         if block and comp.ndim == 1:
             comp = comp[:, None]
         comp = np.broadcast_to(comp, t.shape)
@@ -583,6 +585,17 @@ def _maybe(value, strategy):
     return st.just(value)
 
 
+def _density_strategy(density, who):
+    """A strategy given as it is, or a fraction in [0, 1] as ``st.just`` (anything else: InvalidArgument, not
+    a matrix that silently holds every cell or none)."""
+    if isinstance(density, st.SearchStrategy):
+        return density
+    if isinstance(density, bool) or not isinstance(density, (int, float, np.integer, np.floating)) or \
+            not 0 <= float(density) <= 1:
+        raise InvalidArgument(f"{who}: density must be a fraction in [0, 1] or a strategy, got {density!r}")
+    return st.just(float(density))
+
+
 def _default_density():
     # sparse-ish 10/16 of the time, any density 5/16, empty 1/16 (percent steps: hypothesis's
     # floats favour 0 and subnormals, and its integers and sampled_from favour their first
@@ -667,8 +680,7 @@ def matrices(min_rows=0, max_rows=12, min_cols=None, max_cols=None, *, square=Fa
         raise InvalidArgument(f"empty size range rows [{min_rows}, {max_rows}] cols [{min_cols}, {max_cols}]")
     if directed is False:
         square = True
-    density_st = _default_density() if density is None else \
-        (density if isinstance(density, st.SearchStrategy) else st.just(float(density)))
+    density_st = _default_density() if density is None else _density_strategy(density, "matrices")
 
     @st.composite
     def build(draw):
@@ -805,8 +817,7 @@ def graphs(min_nodes=0, max_nodes=12, *, directed=None, self_loops=True, multi_e
     _need_hypothesis()
     import networkx as nx
 
-    density_st = _default_graph_density() if density is None else \
-        (density if isinstance(density, st.SearchStrategy) else st.just(float(density)))
+    density_st = _default_graph_density() if density is None else _density_strategy(density, "graphs")
 
     lo_w, hi_w = (np.ceil(min_weight), np.floor(max_weight)) if integer_weights else \
         (np.ceil(4 * min_weight), np.floor(4 * max_weight))
@@ -1009,7 +1020,12 @@ def products(*, ops=("vxm", "mxv"), semirings=None, dtypes=None, kernels=KERNEL_
     out and a float matrix's values (float domains; :func:`vectors`, :func:`matrices`).
     """
     _need_hypothesis()
-    ops = tuple(ops)
+    ops, kernels = tuple(ops), tuple(kernels)
+    for what, given, allowed in (("ops", ops, ("vxm", "mxv")), ("kernels", kernels, KERNEL_NAMES)):
+        bad = [x for x in given if x not in allowed]
+        if bad or not given:
+            raise InvalidArgument(f"products: {what} must be a non-empty selection of {', '.join(allowed)}, "
+                                  f"got {given!r}")
 
     @st.composite
     def build(draw):

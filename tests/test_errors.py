@@ -133,6 +133,9 @@ def test_unknown_kernel(op, A, u):
 def test_unknown_accum(op, A, u):
     with pytest.raises(spla.UnknownNameError, match=r"unknown accum 'times'.*plus"):
         op[1](u, A, "plus_times", accum="times", out=np.zeros(4))
+    # an array holding a name compared elementwise, passed, and failed later as "unhashable type"
+    with pytest.raises(spla.UnknownNameError, match=r"unknown accum array\(\['plus'\], dtype='<U4'\); use one of plus"):
+        op[1](u, A, "plus_times", accum=np.array(["plus"]), out=np.zeros(4))
 
 
 @OPS
@@ -222,6 +225,9 @@ def test_out_shape_dtype_layout(op, A, u):
         op[1](u, A, "plus_times", out=np.zeros(4, np.float32))
     with pytest.raises(ValueError, match=r"out must be C-contiguous"):
         op[1](np.ones((4, 2)), A, "plus_times", out=np.zeros((2, 4)).T)
+    with pytest.raises(ValueError, match=r"out must be C-contiguous, got one of shape \(4,\) with strides \(16,\); "
+                                         r"pass a contiguous copy \(xp.ascontiguousarray\(out\)\) and use the array returned"):
+        op[1](u, A, "plus_times", out=np.zeros(8)[::2])
     with pytest.raises(TypeError, match=r"out must be a NumPy array"):
         op[1](u, A, "plus_times", out=[0.0] * 4)
 
@@ -299,6 +305,22 @@ def test_unknown_device_string(bad):
 def test_device_not_a_string():
     with pytest.raises(spla.UnknownNameError, match=r"device must be a string like 'cpu', 'gpu', 'gpu:0' or 'auto', got 0"):
         spla.Matrix.from_edges(np.array([0]), np.array([1]), device=0)
+
+
+def test_device_none_is_refused():
+    """None is no device name: it used to mean "auto", so ``A.to(None)`` moved a CPU matrix to the GPU
+    (where an algorithm's ``device=None`` means "where the graph is")."""
+    msg = r"device must be a string like 'cpu', 'gpu', 'gpu:0' or 'auto', got None"
+    with pytest.raises(spla.UnknownNameError, match=msg):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), device=None)
+    with pytest.raises(spla.UnknownNameError, match=msg):
+        spla.Matrix.from_scipy(sp.eye(3), device=None)
+    with pytest.raises(spla.UnknownNameError, match=msg):
+        spla.Matrix.from_networkx(nx.path_graph(3), device=None)
+    with pytest.raises(spla.UnknownNameError, match=msg):
+        spla.Matrix.from_csc([0, 1], [0], None, (1, 1), device=None)
+    with pytest.raises(spla.UnknownNameError, match=msg):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), device="cpu").to(None)
 
 
 @pytest.mark.parametrize("dev", ["gpu", "gpu:0", "gpu:1"])
@@ -422,6 +444,54 @@ def test_from_edges_bad_n_and_ids():
         spla.Matrix.from_edges([0], [1], device="gpu1")
 
 
+def test_from_edges_ids_and_n_beyond_int64():
+    """Ids and counts beyond int64 indices: refused by name (they were OverflowError "Python int too large
+    to convert to C long" from SciPy)."""
+    big = np.array([2**63 + 5], dtype=np.uint64)
+    with pytest.raises(spla.InvalidGraph, match=rf"vertex id {2**63 + 5} is beyond the int64 indices spla stores "
+                                                rf"\(ids 0..{2**63 - 2}\); renumber the vertices 0..n-1"):
+        spla.Matrix.from_edges(big, np.array([0], dtype=np.uint64), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=rf"n \(the number of vertices\) = {2**63} is beyond the int64 "
+                                                rf"indices spla stores \(at most {2**63 - 1}\)"):
+        spla.Matrix.from_edges(np.array([0]), np.array([1]), n=2**63, device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=rf"shape\[0\] = {2**64} is beyond the int64 indices"):
+        spla.Matrix.from_csc([0], [], None, (2**64, 0), device="cpu")
+
+
+def test_counts_are_not_bools():
+    with pytest.raises(TypeError, match=r"n \(the number of vertices\) must be an integer, got True"):
+        spla.Matrix.from_edges(np.array([0]), np.array([0]), n=True, device="cpu")
+    with pytest.raises(TypeError, match=r"shape\[1\] must be an integer, got False"):
+        spla.Matrix.from_csc([0], [], None, (0, False), device="cpu")
+
+
+def test_from_csc_shape_not_a_pair():
+    """shape of one or three entries, or a number: refused by name (were IndexError, "'int' object is not
+    subscriptable", and a silently ignored third entry)."""
+    with pytest.raises(spla.InvalidGraph, match=r"shape must be a pair \(nrows, ncols\), got \(1,\) of 1 entries"):
+        spla.Matrix.from_csc([0, 1], [0], None, (1,), device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"shape must be a pair \(nrows, ncols\), got \(1, 1, 5\) of 3 entries"):
+        spla.Matrix.from_csc([0, 1], [0], None, (1, 1, 5), device="cpu")
+    with pytest.raises(TypeError, match=r"shape must be a pair \(nrows, ncols\), got 1$"):
+        spla.Matrix.from_csc([0, 1], [0], None, 1, device="cpu")
+
+
+def test_from_scipy_not_a_matrix():
+    """A networkx graph, a spla.Matrix, None or object values: said so (a graph used to be read as the
+    array of its nodes, "expected a 2-D matrix, got an array of shape (3,)")."""
+    with pytest.raises(TypeError, match=r"from_scipy takes a SciPy sparse matrix/array or a 2-D NumPy array, "
+                                        r"got Graph; use Matrix.from_networkx"):
+        spla.Matrix.from_scipy(nx.path_graph(3), device="cpu")
+    A = spla.Matrix.from_edges(np.array([0]), np.array([1]), device="cpu")
+    with pytest.raises(TypeError, match=r"got Matrix; it is a spla.Matrix already \(Matrix.to moves it\)"):
+        spla.Matrix.from_scipy(A, device="cpu")
+    with pytest.raises(spla.InvalidGraph, match=r"expected a 2-D matrix, got NoneType None \(read as an array of "
+                                                r"shape \(\)\); pass a SciPy sparse matrix/array or a 2-D NumPy array"):
+        spla.Matrix.from_scipy(None, device="cpu")
+    with pytest.raises(spla.DomainMismatch, match=r"matrix values of dtype object are not supported"):
+        spla.Matrix.from_scipy(np.array([[0, 1], [1, None]], dtype=object), device="cpu")
+
+
 def test_from_networkx_bad_input():
     with pytest.raises(TypeError, match=r"G must be a networkx graph, got ndarray; .*Matrix.from_scipy"):
         spla.Matrix.from_networkx(np.eye(2))
@@ -447,6 +517,32 @@ def test_bits_errors():
 def test_choose_kernel_unknown_semiring(A):
     with pytest.raises(spla.UnknownNameError, match="unknown semiring 'nope'"):
         spla.choose_kernel(A, semiring="nope")
+
+
+def test_selection_needs_a_matrix(A):
+    """scale_free_metric / choose_kernel of a SciPy matrix: TypeError naming it (was AttributeError '_cache')."""
+    S = A.to_scipy()
+    for fn in (spla.scale_free_metric, spla.choose_kernel):
+        with pytest.raises(TypeError, match=rf"{fn.__name__}: A must be a spla.Matrix, got csc_array; build one "
+                                            r"with spla.Matrix.from_scipy"):
+            fn(S)
+
+
+def test_choose_kernel_bad_masked_dtype_and_arcs(A):
+    """masked: the mask array itself (was NumPy's "truth value of an array is ambiguous") or a number (1 and
+    1.0 passed as True); dtype: not a domain (NumPy's "data type 'foo' not understood", or float16 accepted);
+    arcs: a string that float() reads."""
+    for bad in (np.ones(4, bool), np.ones(1, bool), 1, 0.0):
+        with pytest.raises(ValueError, match=r"choose_kernel: masked must be False, True or 'sparse', got "):
+            spla.choose_kernel(A, masked=bad)
+    for bad in ("foo", np.float16, object):
+        with pytest.raises(spla.DomainMismatch, match=rf"choose_kernel: dtype must be a product domain "
+                                                      rf"\(bool, int32, .*float64\), got {re.escape(repr(bad))}"):
+            spla.choose_kernel(A, dtype=bad)
+    with pytest.raises(ValueError, match=r"choose_kernel: push_arcs must be a number of arcs >= 0 .*got '3'"):
+        spla.choose_kernel(A, push_arcs="3", pull_arcs=1)
+    assert spla.choose_kernel(A, masked=np.True_) == spla.choose_kernel(A, masked=True)
+    assert spla.choose_kernel(A, push_arcs=np.int64(3), pull_arcs=np.float32(2))[0] in spla.KERNELS
 
 
 # --------------------------------------------------------------------------- algorithms' arguments

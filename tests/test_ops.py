@@ -337,6 +337,40 @@ def test_out_is_written_in_place_and_inputs_are_untouched(device):
     assert_equal(mask, m0)
 
 
+def test_out_may_be_u(device):
+    """``out=u`` (documented): the result of a copy of u, the kernel never reads what it already wrote."""
+    A = spla.Matrix.from_edges(np.array([0, 1, 2, 3, 3]), np.array([1, 2, 3, 0, 3]), directed=True, device=device)
+    for U in (np.array([1.0, 2.0, 0.0, 4.0]), np.arange(12, dtype=np.float64).reshape(4, 3)):
+        for op in ("vxm", "mxv"):
+            want = reference(op, A, U, "plus_times", accum="plus", out=U.copy())
+            u = A.xp.asarray(U)
+            call = spla.vxm if op == "vxm" else (lambda u, A, *a, **k: spla.mxv(A, u, *a, **k))
+            got = call(u, A, "plus_times", accum="plus", out=u)
+            assert got is u
+            assert_equal(got, want, err_msg=f"{op} k={U.shape[1:]}")
+
+
+def test_out_overlapping_the_mask(device):
+    """A bool ``out`` that overlaps the mask (two views of one buffer): which outputs are computed is the
+    mask as passed, not as ``out`` rewrites it.  The CPU backend used to read the mask again after writing
+    out (replace=True), so the overlap moved the replaced outputs."""
+    A = spla.Matrix.from_edges(np.arange(6), (np.arange(6) + 1) % 6, directed=True, device=device)
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        buf = rng.random(9) < 0.5
+        mask_at, out_at = rng.choice(4, size=2, replace=False)
+        u = rng.random(6) < 0.5
+        for name, accum, replace in (("lor_land", None, True), ("lor_land", "lor", True), ("any_pair", "second", True),
+                                     ("any_first", None, False)):
+            want = reference("vxm", A, u, name, mask=buf[mask_at:mask_at + 6].copy(), accum=accum,
+                             out=buf[out_at:out_at + 6].copy(), replace=replace)
+            b = A.xp.asarray(buf)
+            got = spla.vxm(A.xp.asarray(u), A, name, mask=b[mask_at:mask_at + 6], accum=accum,
+                           out=b[out_at:out_at + 6], replace=replace)
+            assert_equal(got, want, err_msg=f"trial {trial}: {name} mask at {mask_at}, out at {out_at}, "
+                                            f"accum={accum} replace={replace}")
+
+
 def test_non_contiguous_inputs(device):
     A = spla.Matrix.from_edges(np.array([0, 1, 2, 3, 3]), np.array([1, 2, 3, 0, 3]), directed=True, device=device)
     xp = A.xp
@@ -455,6 +489,45 @@ def test_dense_reference_by_hand():
     assert_equal(out, np.array([9.0, 9.0, 9.0]))
     U = np.stack([u, np.zeros(3)], axis=1)
     assert_equal(dense_vxm(U, values, present, "plus_times", mask=m), np.array([[0, 0], [0, 0], [23.0, 0]]))
+
+
+def test_test_kit_bad_arguments():
+    """The kit's own arguments are checked where they are given, with a message: an unknown op or kernel
+    name in products() used to surface only when a drawn Product ran (or ran mxv for any op but "vxm"), a
+    density outside [0, 1] drew every cell or none, and a mask that does not fit the reference's output
+    failed as NumPy's broadcast error."""
+    from hypothesis.errors import InvalidArgument
+
+    from spla.testing import graphs, matrices
+
+    with pytest.raises(InvalidArgument, match=r"products: ops must be a non-empty selection of vxm, mxv, got \('vmx',\)"):
+        products(ops=("vmx",))
+    with pytest.raises(InvalidArgument, match=r"products: ops must be a non-empty selection .*got \(\)"):
+        products(ops=())
+    with pytest.raises(InvalidArgument, match=r"products: kernels must be a non-empty selection of auto, scCSC, "
+                                              r"veCSC, scCOOC, push, got \('warp',\)"):
+        products(kernels=("warp",))
+    for bad in (2.0, -0.5, "dense"):
+        with pytest.raises(InvalidArgument, match=rf"matrices: density must be a fraction in \[0, 1\] or a strategy, "
+                                                  rf"got {bad!r}"):
+            matrices(density=bad)
+        with pytest.raises(InvalidArgument, match=r"graphs: density must be a fraction in \[0, 1\]"):
+            graphs(density=bad)
+    with pytest.raises(ValueError, match=r"mask of shape \(3,\) does not fit the output of shape \(2,\)"):
+        dense_vxm(np.ones(2), None, np.ones((2, 2), bool), "plus_times", mask=np.ones(3, bool))
+    with pytest.raises(ValueError, match=r"accum needs out"):
+        dense_vxm(np.ones(2), None, np.ones((2, 2), bool), "plus_times", accum="plus")
+    with pytest.raises(ValueError, match=r"u of shape \(3,\) does not match a matrix of shape \(2, 2\)"):
+        dense_vxm(np.ones(3), None, np.ones((2, 2), bool), "plus_times")
+    with pytest.raises(ValueError, match=r"unknown monoid 'times'"):
+        identity("times", np.float64)
+    A = spla.Matrix.from_edges(np.array([0]), np.array([1]), device="cpu")
+    with pytest.raises(ValueError, match=r"op must be 'vxm' or 'mxv', got 'vmx'"):
+        reference("vmx", A, np.ones(2), "plus_times")
+    with pytest.raises(ValueError, match=r"devices is empty"):
+        assert_backends_equal(lambda: 1, devices=[])
+    with pytest.raises(TypeError, match=r"needs a 'device' parameter to be run on each device"):
+        compare_backends()(lambda x: x)
 
 
 def test_assert_equal_semantics():

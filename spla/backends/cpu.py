@@ -174,6 +174,8 @@ def _vxm(u, A, semiring, mask, complement, accum, out, replace, swap):
     ident = semiring.identity(dtype)
     op = _swap_op(semiring.mul.name, swap)
     comp = None if mask is None else (~mask if complement else mask)
+    if comp is mask and out is not None and np.may_share_memory(out, mask):
+        comp = mask.copy()  # out overlapping the mask: writing out must not change which outputs are computed
     cols = _selected_columns(comp, A.shape[1])
     if semiring.add.name == "plus" and op in ("times", "first", "second", "pair") and \
             (op in ("first", "pair") or _finite_values(A, dtype)):
