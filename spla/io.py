@@ -18,13 +18,14 @@ bytes, whatever its name):
   ``i j`` is the arc i -> j.  Labels are 1..n.
 * **Edge lists** (``.txt .tsv .csv .edges .el .edgelist .dat``), as SNAP, KONECT and CSV
   exports have them: fields separated by whitespace, tabs or commas; ``#`` and ``%``
-  start comments (whole lines or the rest of a line); CRLF line ends; an optional header
+  start comments (whole lines or the rest of a line); CRLF or CR line ends; an optional header
   row; an optional numeric weight in the 3rd field, on every row or on none (a non-numeric
   3rd field, such as the ``{}`` networkx writes, is ignored, as are 4th and later fields).
-  Vertex labels are arbitrary: when every label is an integer of at most 18 digits
-  (``7``, not ``7.0``) they are compacted in
+  Vertex labels are arbitrary: when every label is an integer of at most 18 digits written
+  plainly (``7``, not ``7.0``, ``007`` or ``+7``) they are compacted in
   increasing numeric order, otherwise they are strings compacted in order of first
-  appearance (reading the file row by row, source before target).  CSV fields in double
+  appearance (reading the file row by row, source before target), so that ``007`` and
+  ``7`` are two vertices.  CSV fields in double
   quotes (``"New York",Boston``) are parsed with the :mod:`csv` module.  A header row is
   recognised when its first two fields are not integers but the following rows' are,
   or, for string labels, when the fields are column names such as ``source,target``,
@@ -34,12 +35,16 @@ bytes, whatever its name):
 * **METIS** (``.graph .metis``): first line ``n m [fmt [ncon]]``; line i+1 lists the
   1-based neighbours of vertex i (an empty line is an isolated vertex); ``%`` lines are
   comments.  All of fmt's digits are supported: vertex sizes and the ncon vertex weights
-  are skipped, edge weights (fmt ``1``, ``11``, ``101``, ``111``) are kept.  Undirected.
+  are skipped, edge weights (fmt ``1``, ``11``, ``101``, ``111``) are kept (both lines of
+  an edge must give the same weight).  Undirected.
 
 Reading is vectorised: the whole (decompressed) file is tokenised with NumPy byte
 operations, and numbers are parsed in one ``numpy.fromstring`` call over the data
 region; only error reporting and rare fallbacks (quoted CSV) loop in Python.  A 10M-edge
 SNAP file reads in a few seconds (``benchmarks/io_read.py``).
+
+Graph files are text (ASCII or UTF-8, with or without a byte order mark); a NUL byte, as in
+UTF-16 text or binary data, is refused.
 
 Errors are :class:`GraphFormatError` (a ``ValueError``) whose message names the file and,
 where one is to blame, the line: ``graph.mtx:7: expected 3 fields 'row column value' for
@@ -55,6 +60,7 @@ import gzip
 import io as _io
 import lzma
 import os
+import re
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -272,6 +278,21 @@ def _read_bytes(path) -> bytes:
     return raw
 
 
+def _check_text(raw: bytes, path) -> None:
+    """Refuse content with a NUL byte: no text graph file has one, and read as text, a UTF-16 file
+    (PowerShell's ``>``) or binary data gives a graph of garbage labels."""
+    pos = raw.find(b"\x00")
+    if pos < 0:
+        return
+    line = raw.count(b"\n", 0, pos) + 1
+    head = raw[:64]
+    utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff") or \
+        (len(head) >= 4 and (not any(head[0::2]) or not any(head[1::2])))  # ASCII as UTF-16: every other byte 0
+    what = ("this looks like UTF-16 text: save it as UTF-8 (or ASCII)" if utf16 else
+            "this is binary data, not a text graph file (compressed other than with gzip, bzip2 or xz?)")
+    raise GraphFormatError(f"{path}:{line}: NUL byte at offset {pos}; {what}")
+
+
 def _snippet(text: str, limit: int = 60) -> str:
     """A quoted, escaped, shortened excerpt of a line for an error message."""
     text = text.strip()
@@ -387,6 +408,21 @@ class _Tokens:
         length = te - body
         return ~nonint & (length >= 1) & (length <= _MAX_INT_DIGITS)
 
+    def not_plain(self, idx) -> np.ndarray:
+        """For integer tokens ``idx``: written otherwise than plainly (``+7``, ``007``, ``-0``),
+        so that reading them as numbers would change the label and merge ``007`` with ``7``."""
+        ts = self.ts[idx]
+        first = self.arr[ts]
+        out = (first == 48) | (first == 43) | (first == 45)  # candidates: '0', '+', '-'
+        cand = np.flatnonzero(out)
+        if cand.size:
+            ts, te, first = ts[cand], self.te[np.asarray(idx)[cand]], first[cand]
+            minus = first == 45
+            body = ts + (minus | (first == 43))
+            lead0 = self.arr[np.minimum(body, self.arr.size - 1)] == 48
+            out[cand] = (first == 43) | (lead0 & ((te - body > 1) | minus))
+        return out
+
     def parse(self, idx, dtype):
         """Parse tokens ``idx`` (sorted) as ``dtype`` numbers, vectorised.
 
@@ -422,15 +458,26 @@ class _Tokens:
         return b" ".join(text[a:b] for a, b in zip(ts[first].tolist(), te[last].tolist()))
 
     def first_bad(self, idx, kind):
-        """The first token of ``idx`` that does not parse as ``kind`` (int or float):
-        (position in idx, token text).  Python loop: error path only."""
+        """The first token of ``idx`` that does not parse as ``kind`` (int or float), as
+        :meth:`parse` reads numbers: (position in idx, token text), or (None, None).
+        Python loop: error path only."""
         conv = int if kind is int else float
-        for j, t in enumerate(np.asarray(idx).tolist()):
+        idx = np.asarray(idx).tolist()
+        for j, t in enumerate(idx):
             s = self.token(t)
-            try:
-                conv(s)
-            except ValueError:
+            if not _parses(s, conv):
                 return j, s
+        # what Python reads and NumPy does not, if anything is left: NumPy token by token
+        dtype = np.int64 if kind is int else np.float64
+        for j, t in enumerate(idx):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    ok = np.fromstring(self.text[self.ts[t]:self.te[t]], dtype=dtype, sep=" ").size == 1
+                except ValueError:
+                    ok = False
+            if not ok:
+                return j, self.token(t)
         return None, None
 
     def strings(self, idx) -> np.ndarray:
@@ -510,6 +557,9 @@ def read_graph(path, format=None, directed=None, *, header=None) -> GraphData:
     path = _stream_name(path)
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte order mark (Excel CSV)
         raw = raw[3:]
+    _check_text(raw, path)
+    if b"\n" not in raw and b"\r" in raw:  # lines ended by CR alone (classic Mac, old Excel for Mac)
+        raw = raw.replace(b"\r", b"\n")
     if format is None:
         fmt = detect_format(path, raw[:64])
     else:
@@ -576,6 +626,12 @@ def _read_mtx(raw: bytes, path, directed) -> GraphData:
         raise GraphFormatError(f"{tok.where(size_line)}: the matrix is {nrows} x {ncols}; a graph's "
                                f"adjacency matrix must be square")
     n = nrows
+    try:
+        labels = np.arange(1, n + 1, dtype=np.int64)
+    except (MemoryError, ValueError):
+        raise GraphFormatError(f"{tok.where(size_line)}: the size line declares {n:,} vertices, more than "
+                               f"memory holds (for {nnz:,} {'entry' if nnz == 1 else 'entries'}); is the size "
+                               f"line right?") from None
     if directed is None:
         is_directed = sym == "general"
         reason = f"Matrix Market '{sym}'"
@@ -612,7 +668,7 @@ def _read_mtx(raw: bytes, path, directed) -> GraphData:
         raise GraphFormatError(f"{path}: line {size_line + 1} declares {nnz} entries but the file has "
                                f"only {nent} (is it truncated?)")
     if nnz == 0:
-        return _empty_graph(path, "mtx", is_directed, reason, n=n)
+        return _empty_graph(path, "mtx", is_directed, reason, n=n, labels=labels)
 
     idx_tokens = np.sort(np.concatenate([data[firsts], data[firsts + 1]]))
     if not tok.intlike(idx_tokens).all():
@@ -662,7 +718,7 @@ def _read_mtx(raw: bytes, path, directed) -> GraphData:
         src, dst = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]])
         lines = np.concatenate([lines, lines[off]])
         w = None if w is None else np.concatenate([w, w[off]])
-    return GraphData(src, dst, w, n, np.arange(1, n + 1, dtype=np.int64), is_directed, reason,
+    return GraphData(src, dst, w, n, labels, is_directed, reason,
                      _self_loop_count(src, dst), str(path), "mtx", lines=lines)
 
 
@@ -776,20 +832,46 @@ def _read_metis(raw: bytes, path, directed) -> GraphData:
         raise GraphFormatError(f"{path}:{lines[i]}: neighbour {int(nb[i])} is outside 1..{n}{hint}: "
                                f"{_snippet(tok.line_text(int(lines[i]) - 1))}")
     if nb.size != 2 * m:
+        loops = np.flatnonzero(nb - 1 == src)
+        hint = "" if loops.size == 0 else \
+            (f"; {loops.size} of them {'a self-loop' if loops.size == 1 else 'self-loops'} (vertex "
+             f"{int(src[loops[0]]) + 1} lists itself on line {int(lines[loops[0]])}), which a METIS graph "
+             f"does not have: remove {'it' if loops.size == 1 else 'them'}")
         raise GraphFormatError(f"{path}: line {hline + 1} declares m={m} edges, i.e. {2 * m} adjacency "
-                               f"entries (each edge in both lists), but the file has {nb.size}")
+                               f"entries (each edge in both lists), but the file has {nb.size}{hint}")
     dst = nb - 1
-    _check_metis_symmetric(src, dst, n, lines, path)
+    _check_metis_symmetric(src, dst, n, lines, path, w)
     return GraphData(src, dst, w, n, np.arange(1, n + 1, dtype=np.int64), is_directed, reason,
                      _self_loop_count(src, dst), str(path), "metis", lines=lines)
 
 
-def _check_metis_symmetric(src, dst, n, lines, path):
-    """METIS lists every edge in both vertices' lines: the arcs must equal their reverses."""
+def _check_metis_symmetric(src, dst, n, lines, path, w=None):
+    """METIS lists every edge in both vertices' lines, with the same weight: the arcs (and
+    their weights) must equal their reverses."""
     fwd = src * n + dst
     rev = dst * n + src
-    if np.array_equal(np.sort(fwd), np.sort(rev)):
-        return
+    if w is None:
+        if np.array_equal(np.sort(fwd), np.sort(rev)):
+            return
+    else:
+        # arc k of each order is the same edge, u -> v in one and v -> u in the other
+        by_fwd, by_rev = np.argsort(fwd), np.argsort(rev)
+        keys = fwd[by_fwd]
+        if np.array_equal(keys, rev[by_rev]):
+            a, b = w[by_fwd], w[by_rev]
+            bad = (a != b) & ~(np.isnan(a) & np.isnan(b))
+            if bad.any() and (keys[1:] == keys[:-1]).any():  # an edge listed twice: weights in order
+                by_fwd, by_rev = np.lexsort((w, fwd)), np.lexsort((w, rev))
+                a, b = w[by_fwd], w[by_rev]
+                bad = (a != b) & ~(np.isnan(a) & np.isnan(b))
+            bad = np.flatnonzero(bad)
+            if bad.size == 0:
+                return
+            i, j = int(by_fwd[bad[0]]), int(by_rev[bad[0]])
+            raise GraphFormatError(f"{path}:{int(lines[i])}: edge {int(src[i]) + 1} -- {int(dst[i]) + 1} has "
+                                   f"weight {float(w[i])!r} on this line but {float(w[j])!r} on line "
+                                   f"{int(lines[j])} (a METIS graph gives each edge's weight in both vertices' "
+                                   f"lines, the same)")
     missing = np.flatnonzero(~np.isin(fwd, rev))
     i = int(missing[0]) if missing.size else 0
     raise GraphFormatError(f"{path}:{int(lines[i])}: vertex {int(src[i]) + 1} lists {int(dst[i]) + 1} but vertex "
@@ -814,12 +896,20 @@ def _looks_like_header(fields) -> bool:
     return len(names) == 2 and all(name in _HEADER_WORDS for name in names) and names[0] != names[1]
 
 
-def _is_number(s: str) -> bool:
+def _parses(s: str, conv=float) -> bool:
+    """Whether ``conv(s)`` (int or float) reads ``s`` as NumPy's parser does: Python also takes
+    ``1_000`` and non-ASCII digits ('\u0661'), which are not numbers in a graph file."""
+    if not s.isascii() or "_" in s:
+        return False
     try:
-        float(s)
+        conv(s)
     except ValueError:
         return False
     return True
+
+
+def _is_number(s: str) -> bool:
+    return _parses(s, float)
 
 
 def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
@@ -829,7 +919,8 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
         is_directed = bool(directed)
         reason = f"requested (directed={is_directed})"
     tok = _Tokens(raw, path, seps=b",")
-    keep = np.flatnonzero(tok.comment_free(b"#%"))
+    kept = tok.comment_free(b"#%")
+    keep = np.flatnonzero(kept)
     if keep.size == 0:
         return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64))
     # rows: lines with data tokens; tokens are in line order, so each row's tokens are
@@ -843,7 +934,7 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
     # quoted CSV fields, or empty comma-separated fields: let the csv module split them
     # (fields with spaces inside are checked below, only when labels are not numbers)
     comma_separated = "," in tok.line_text(int(rows[0]))
-    if _quotes_in_rows(tok, rows) or (comma_separated and _empty_csv_fields(tok, rows)):
+    if _quotes_in_rows(tok, rows, kept) or (comma_separated and _empty_csv_fields(tok, rows, kept)):
         return _read_edgelist_csv(raw, path, is_directed, reason, header)
 
     first_tok = keep[firsts]
@@ -884,10 +975,22 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
         notes.append("ignored fields after the 3rd")
     lines = rows.astype(np.int64) + 1
 
+    def label_tokens():
+        both = np.empty(2 * m, dtype=np.int64)
+        both[0::2], both[1::2] = first_tok, first_tok + 1
+        return both
+
+    # '007' or '+7' among integer labels: every label is a string ('007' and '7' are two vertices)
+    odd = _not_plain_labels(tok, kept, first_tok)
+    plain = odd < 0
+    if not plain and tok.intlike(label_tokens()).all():
+        notes.append(f"vertex labels read as text, in order of first appearance: {tok.token(odd)!r} "
+                     f"(line {int(tok.tline[odd]) + 1}) is not written as a plain integer")
+
     # fast path: every row is exactly 'src dst' or 'src dst weight', all numbers, parsed in
     # one call; integer tokens of at most 18 digits cannot overflow int64
     width = 3 if weighted else 2
-    if (nfields == width).all():
+    if plain and (nfields == width).all():
         data = keep[firsts[0]:]
         if int(data[-1]) - int(data[0]) + 1 == data.size:
             lengths = tok.te[data[0]:data[-1] + 1] - tok.ts[data[0]:data[-1] + 1]
@@ -905,10 +1008,8 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
             vals = tok.parse(data, np.float64)
             if vals is not None:
                 vals = vals.reshape(m, 3)
-                labels = np.empty(2 * m, dtype=np.int64)
-                labels[0::2], labels[1::2] = first_tok, first_tok + 1
                 # integer tokens only ("7.0" is a string label); below 2**53 they are exact in float64
-                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and tok.intlike(labels).all():
+                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and tok.intlike(label_tokens()).all():
                     return _compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
                                         np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
 
@@ -922,9 +1023,8 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
             line = int(rows[j])
             raise GraphFormatError(f"{tok.where(line)}: non-numeric weight {s!r} in field 3 (expected a "
                                    f"number, as on line {int(rows[0]) + 1}): {_snippet(tok.line_text(line))}")
-    both = np.empty(2 * m, dtype=np.int64)
-    both[0::2], both[1::2] = first_tok, first_tok + 1
-    if tok.intlike(both).all():
+    both = label_tokens()
+    if plain and tok.intlike(both).all():
         vals = tok.parse(both, np.int64)
         if vals is not None:
             return _compact_int(vals[0::2], vals[1::2], w, path, is_directed, reason, lines, notes)
@@ -935,10 +1035,31 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
     return _compact_strings(strings, w, path, is_directed, reason, lines, notes)
 
 
+_INT = re.compile(r"[+-]?[0-9]{1,%d}" % _MAX_INT_DIGITS)
+_PLAIN_INT = re.compile(r"-?[1-9][0-9]{0,%d}|0" % (_MAX_INT_DIGITS - 1))
+
+
+def _not_plain_labels(tok: _Tokens, kept, first_tok) -> int:
+    """The first label token (source or target of a row starting at token ``first_tok``) written
+    as ``007``, ``+7`` or ``-0`` (:meth:`_Tokens.not_plain`), or -1; only the tokens starting
+    with '0', '+' or '-' are looked at."""
+    fb = tok.arr[tok.ts]
+    cand = np.flatnonzero((fb == 48) | (fb == 43) | (fb == 45))
+    del fb
+    row = np.searchsorted(first_tok, cand, side="right") - 1
+    cand = cand[(row >= 0) & (cand - first_tok[np.maximum(row, 0)] < 2) & kept[cand]]
+    odd = cand[tok.not_plain(cand)]
+    return int(odd[0]) if odd.size else -1
+
+
 def _intish(s: str) -> bool:
     """An integer token of at most 18 digits with an optional sign (as ``_Tokens.intlike``)."""
-    body = s[1:] if s[:1] in ("+", "-") else s
-    return body.isascii() and body.isdigit() and len(body) <= _MAX_INT_DIGITS
+    return _INT.fullmatch(s) is not None
+
+
+def _plain_int(s: str) -> bool:
+    """An integer label read as a number: ``_intish`` and written plainly (not ``+7``, ``007``, ``-0``)."""
+    return _PLAIN_INT.fullmatch(s) is not None
 
 
 _HEADER_SAMPLE = 50
@@ -947,7 +1068,7 @@ _HEADER_SAMPLE = 50
 def _detect_header(tok, first_tok, nfields) -> bool:
     """Whether the first data row is a header, from a sample of the first rows.
 
-    A header when its first two fields are not both numbers while those of the next rows
+    A header when neither of its first two fields is a number while those of the next rows
     (up to 50) are integers; for string labels, when the fields are column names
     (:data:`_HEADER_WORDS`).
     """
@@ -955,8 +1076,8 @@ def _detect_header(tok, first_tok, nfields) -> bool:
         return [tok.token(int(first_tok[i]) + k) for k in range(min(int(nfields[i]), 2))]
 
     row0 = fields(0)
-    if len(row0) == 2 and all(_is_number(f) for f in row0):
-        return False  # numbers (even ones read as text, like 19-digit ids) are never a header
+    if any(_is_number(f) for f in row0):
+        return False  # numbers (even ones read as text, like 19-digit ids) are never column names
     sample = range(1, min(first_tok.size, _HEADER_SAMPLE + 1))
     if len(sample) and all(len(f) == 2 and all(_intish(x) for x in f) for f in map(fields, sample)):
         return True
@@ -972,22 +1093,38 @@ def _detect_header(tok, first_tok, nfields) -> bool:
     return not any(tok.raw[tok.ts[t]:tok.te[t]] in names for t in labels.tolist())
 
 
-def _quotes_in_rows(tok: _Tokens, rows) -> bool:
-    """True when a double quote occurs on a data row (comments may quote freely)."""
+def _in_comments(tok: _Tokens, kept, pos) -> np.ndarray:
+    """For byte positions ``pos``: inside a comment, i.e. in or after a comment token of the
+    same line (``kept``: the mask of the tokens outside comments)."""
+    t = np.searchsorted(tok.ts, pos, side="right") - 1
+    tc = np.maximum(t, 0)
+    return (t >= 0) & ~kept[tc] & (tok.tline[tc] == np.searchsorted(tok.nl, pos))
+
+
+def _quotes_in_rows(tok: _Tokens, rows, kept) -> bool:
+    """True when a double quote occurs on a data row outside comments (comments may quote freely)."""
     if b'"' not in tok.raw:
         return False
     rawarr = np.frombuffer(tok.raw, dtype=np.uint8)
     qpos = np.flatnonzero(rawarr == 34)
     if qpos.size == 0:
         return False
+    qpos = qpos[~_in_comments(tok, kept, qpos)]
     return bool(np.isin(np.searchsorted(tok.nl, qpos), rows).any())
 
 
-def _empty_csv_fields(tok: _Tokens, rows) -> bool:
-    """True when a comma-separated data row has an empty field (",," or a leading comma)."""
+def _empty_csv_fields(tok: _Tokens, rows, kept) -> bool:
+    """True when a comma-separated data row has an empty field (",," or a leading comma)
+    outside comments."""
     raw = tok.raw
-    if b",," in raw or (raw[:1] == b","):
+    if raw[:1] == b",":
         return True
+    if b",," in raw:
+        rawarr = np.frombuffer(raw, dtype=np.uint8)
+        pos = np.flatnonzero((rawarr[:-1] == 44) & (rawarr[1:] == 44))
+        pos = pos[~_in_comments(tok, kept, pos)]
+        if np.isin(np.searchsorted(tok.nl, pos), rows).any():
+            return True
     if tok.nl.size == 0:
         return False
     starts = tok.nl + 1
@@ -1010,24 +1147,61 @@ def _commas_disagree(tok: _Tokens, rows, nfields) -> bool:
     return bool(np.any(commas[rows] + 1 != nfields))
 
 
+def _strip_comment(line: str) -> str:
+    """``line`` up to its comment: a '#' or '%' that starts a field (at the start of the line,
+    after a blank or a comma) outside double quotes, as the tokeniser reads comments."""
+    quoted, prev = False, " "
+    for i, c in enumerate(line):
+        if c == '"':
+            quoted = not quoted
+        elif not quoted and c in "#%" and prev in " \t\r\x0b\x0c,":
+            return line[:i]
+        prev = c
+    return line
+
+
+def _strip_comments(text: str) -> str:
+    """``text`` with the comments of its lines removed (:func:`_strip_comment`); only the lines
+    with a '#' or '%' are looked at, the line ends are kept."""
+    if "#" not in text and "%" not in text:
+        return text
+    out, last = [], 0
+    for mark in re.finditer(r"[#%]", text):
+        if mark.start() < last:
+            continue
+        a = text.rfind("\n", 0, mark.start()) + 1
+        b = text.find("\n", mark.start())
+        b = len(text) if b < 0 else b
+        out.append(text[last:a])
+        out.append(_strip_comment(text[a:b]))
+        last = b
+    out.append(text[last:])
+    return "".join(out)
+
+
 def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphData:
     """Edge lists that need real CSV parsing (quoted fields, spaces inside fields).
 
-    The delimiter is a comma, else a tab, else whitespace (each line split, quotes kept).
+    The delimiter is a comma, else a tab, else whitespace (each line split, quotes kept), as
+    the first data row has them outside quotes; comments as the tokeniser reads them.
     """
-    text = raw.decode("utf-8", "backslashreplace")
-    lines_list = text.splitlines()
-    sample = next((ln for ln in lines_list if ln.strip() and ln.lstrip()[:1] not in "#%"), "")
+    text = _strip_comments(raw.decode("utf-8", "backslashreplace"))
+    lines_list = text.split("\n")
+    sample = next((ln for ln in lines_list if ln.strip()), "")
+    sample = re.sub(r'"[^"]*"?', "", sample)  # a comma inside quotes is no delimiter
     delim = "," if "," in sample else ("\t" if "\t" in sample else None)
     rows, where = [], []
     if delim is None:
         import shlex
         for i, ln in enumerate(lines_list):
             s = ln.strip()
-            if not s or s[0] in "#%":
+            if not s:
                 continue
+            # only double quotes quote: "O'Brien" and C:\\dir are labels as they are written
+            lex = shlex.shlex(s, posix=True)
+            lex.whitespace_split, lex.quotes, lex.escape, lex.commenters = True, '"', "", ""
             try:
-                rows.append(shlex.split(s, comments=False))
+                rows.append(list(lex))
             except ValueError as e:
                 raise GraphFormatError(f"{path}:{i + 1}: cannot split the line ({e}): {_snippet(ln)}") from None
             where.append(i + 1)
@@ -1037,9 +1211,6 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
             for row in reader:
                 i = reader.line_num
                 if not row or not "".join(row).strip():
-                    continue
-                first = row[0].lstrip()
-                if first[:1] in ("#", "%"):
                     continue
                 rows.append([f.strip() for f in row])
                 where.append(i)
@@ -1053,12 +1224,13 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
 
     if header is None:
         r0 = rows[0]
-        if len(r0) >= 2 and _is_number(r0[0]) and _is_number(r0[1]):
+        if any(_is_number(f) for f in r0[:2]):
             header = False
         elif len(rows) > 1 and all(len(r) >= 2 and intish(r[0]) and intish(r[1]) for r in rows[1:]):
             header = True
         else:  # column names, unless they are also vertex labels further down
-            header = _looks_like_header(r0) and not ({r0[0], r0[1]} & {f for r in rows[1:] for f in r[:2]})
+            names = {r0[0], r0[1]}
+            header = _looks_like_header(r0) and not any(f in names for r in rows[1:] for f in r[:2])
     if header:
         notes.append(f"skipped the header row (line {where[0]}): {_snippet(','.join(rows[0]))}")
         rows, where = rows[1:], where[1:]
@@ -1066,10 +1238,11 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
             return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
                                 notes=notes)
     for r, ln in zip(rows, where):
-        if len(r) < 2 or r[1] == "":
+        if len(r) < 2 or r[0] == "" or r[1] == "":
             shown = (delim or " ").join(r)
+            found = f"found {len(r)}" if len(r) < 2 else f"the {'source' if r[0] == '' else 'target'} is empty"
             raise GraphFormatError(f"{path}:{ln}: expected at least 2 fields 'source target [weight]', "
-                                   f"found {len([f for f in r if f])}: {_snippet(shown)}")
+                                   f"{found}: {_snippet(shown)}")
     weighted = len(rows[0]) >= 3 and _is_number(rows[0][2])
     w = None
     if weighted:
@@ -1078,6 +1251,8 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
             if len(r) < 3 or r[2] == "":
                 raise GraphFormatError(f"{path}:{ln}: expected a weight in field 3 (line {where[0]} has one)")
             try:
+                if not _parses(r[2]):
+                    raise ValueError(r[2])
                 wl.append(float(r[2]))
             except ValueError:
                 raise GraphFormatError(f"{path}:{ln}: non-numeric weight {r[2]!r} in field 3 (expected a "
@@ -1090,11 +1265,19 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
                                    "give every edge a weight, or none")
         notes.append("ignored the non-numeric 3rd field and any later fields")
     lines = np.array(where, dtype=np.int64)
-    if all(intish(r[0]) and intish(r[1]) for r in rows):
+    if all(_plain_int(r[0]) and _plain_int(r[1]) for r in rows):
         s = np.array([int(r[0]) for r in rows], dtype=np.int64)
         d = np.array([int(r[1]) for r in rows], dtype=np.int64)
         return _compact_int(s, d, w, path, is_directed, reason, lines, notes)
-    both = np.array([f.encode("utf-8", "backslashreplace") for r in rows for f in r[:2]], dtype=object)
+    if all(intish(r[0]) and intish(r[1]) for r in rows):  # '007' or '+7': every label is a string
+        i, odd = next((i, f) for i, r in enumerate(rows) for f in r[:2] if not _plain_int(f))
+        notes.append(f"vertex labels read as text, in order of first appearance: {odd!r} "
+                     f"(line {where[i]}) is not written as a plain integer")
+    both = [f.encode("utf-8", "backslashreplace") for r in rows for f in r[:2]]
+    # fixed-width bytes sort several times faster than objects (no NUL byte to lose: _check_text),
+    # unless a few very long labels would make a huge matrix (as _Tokens.strings)
+    width = max(map(len, both))
+    both = np.array(both, dtype=object if width > 64 and len(both) * width > 500_000_000 else f"S{width}")
     return _compact_strings(both, w, path, is_directed, reason, lines, notes)
 
 

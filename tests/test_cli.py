@@ -170,6 +170,20 @@ def test_bad_files(tmp_path, name, text, pattern):
     assert_one_line_error(spla_cmd("centrality", p, cwd=tmp_path), pattern)
 
 
+@pytest.mark.parametrize("name, data, pattern", [
+    ("under.txt", b"1 2 1\n2 3 1_0\n", r"under\.txt:2: non-numeric weight '1_0'"),
+    ("arabic.mtx", (MM.replace("pattern", "real") + "3 3 1\n1 2 \u0661\n").encode(),
+     r"arabic\.mtx:3: .*found '\u0661'"),
+    ("utf16.csv", "a,b\nb,c\nc,a".encode("utf-16"), r"utf16\.csv:1: .*UTF-16 .*save it as UTF-8"),
+    ("huge.mtx", (MM + "1000000000000000 1000000000000000 1\n1 1\n").encode(), r"huge\.mtx:2: the size line declares"),
+])
+def test_bad_files_that_were_internal_errors(tmp_path, name, data, pattern):
+    """Input errors that came out as 'spla: internal error' (exit 1) or as a graph with NUL-byte labels."""
+    (tmp_path / name).write_bytes(data)
+    for cmd in ("centrality", "info"):
+        assert_one_line_error(spla_cmd(cmd, name, "--device", "cpu", cwd=tmp_path), pattern)
+
+
 def test_missing_file(tmp_path):
     assert_one_line_error(spla_cmd("centrality", "nope.mtx", cwd=tmp_path), r"nope\.mtx: no such file")
     assert_one_line_error(spla_cmd("info", "nope.txt", cwd=tmp_path), r"nope\.txt: no such file")

@@ -153,6 +153,23 @@ def test_mtx_errors(tmp_path, text, match):
     raises(write(tmp_path, "g.mtx", text), match)
 
 
+@pytest.mark.parametrize("text, match", [
+    (RG + "3 3 1\n1 2 1_000\n", r"g\.mtx:3: expected numbers 'row column value', found '1_000'"),
+    (RG + "3 3 2\n1 2 1\n1 3 \u0661\n", r"g\.mtx:4: expected numbers 'row column value', found '\u0661'"),
+])
+def test_mtx_number_python_reads_but_numpy_does_not(tmp_path, text, match):
+    """'1_000' and non-ASCII digits are numbers to Python's float, not to the file format: the message
+    names the token and its line (it said "found None", on the first entry's line)."""
+    raises(write(tmp_path, "g.mtx", text), match)
+
+
+def test_mtx_size_line_too_large_for_memory(tmp_path):
+    """A size line of 10**15 vertices is refused naming the file and line (it was a bare MemoryError)."""
+    msg = raises(write(tmp_path, "g.mtx", PG + "1000000000000000 1000000000000000 1\n1 1\n"),
+                 r"g\.mtx:2: the size line declares 1,000,000,000,000,000 vertices")
+    assert "memory" in msg
+
+
 def test_mtx_nan_weights_are_read_and_reported(tmp_path):
     g = read_graph(write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 nan\n2 1 inf\n"))
     assert np.isnan(g.weights[0]) and np.isinf(g.weights[1])
@@ -262,6 +279,32 @@ def test_float_looking_labels_are_strings_in_weighted_files(tmp_path):
     assert weighted.weights.tolist() == [1.0, 2.0]
 
 
+@pytest.mark.parametrize("name, text, labels, arcs_", [
+    ("g.txt", "007 7\n7 8\n", ["007", "7", "8"], [("007", "7"), ("7", "8")]),
+    ("g.txt", "+7 7\n7 8\n", ["+7", "7", "8"], [("+7", "7"), ("7", "8")]),
+    ("g.txt", "-0 0\n0 1\n", ["-0", "0", "1"], [("-0", "0"), ("0", "1")]),
+    ("g.txt", "007 7 1.5\n7 8 2\n", ["007", "7", "8"], [("007", "7"), ("7", "8")]),
+    ("g.txt", "007 7 1\n7 8 2\n", ["007", "7", "8"], [("007", "7"), ("7", "8")]),
+    ("g.csv", '"007","7"\n"7","8"\n', ["007", "7", "8"], [("007", "7"), ("7", "8")]),
+])
+def test_integers_with_leading_zeros_or_plus_sign_are_string_labels(tmp_path, name, text, labels, arcs_):
+    """'007' and '7' are two vertices (as networkx.read_edgelist reads them); read as numbers they were
+    merged into one, the edge 007 -> 7 becoming a self-loop that was dropped."""
+    g = read_graph(write(tmp_path, name, text))
+    assert g.labels.tolist() == labels
+    assert arcs(g) == sorted(arcs_)
+    assert g.self_loops == 0
+    assert any("as text" in n for n in g.notes)
+
+
+def test_zero_padded_labels_keep_the_files_ids(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "001 002\n002 003\n"))
+    assert g.labels.tolist() == ["001", "002", "003"]
+    # a plain 0 and negative numbers are integers
+    g = read_graph(write(tmp_path, "h.txt", "0 -5\n-5 10\n"))
+    assert g.labels.tolist() == [-5, 0, 10]
+
+
 def test_integer_weights(tmp_path):
     g = read_graph(write(tmp_path, "g.txt", "0 1 4\n0 2 5\n"))
     assert g.weights.dtype == np.float64 and g.weights.tolist() == [4.0, 5.0]
@@ -328,6 +371,95 @@ def test_empty_and_comment_only_files(tmp_path):
 ])
 def test_edgelist_errors(tmp_path, text, match):
     raises(write(tmp_path, "g.txt", text), match)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("1 2 1\n2 3 1_0\n", r"g\.txt:2: non-numeric weight '1_0' in field 3"),
+    ("1 2 1.5\n2 3 \u0662\n", r"g\.txt:2: non-numeric weight '\u0662' in field 3"),
+])
+def test_weights_python_reads_but_numpy_does_not(tmp_path, text, match):
+    """Python's float takes '1_0' and non-ASCII digits, NumPy's parser does not: a one-line error naming
+    the token (it was a TypeError from the reader)."""
+    raises(write(tmp_path, "g.txt", text), match)
+
+
+def test_underscore_number_in_the_first_row_is_not_a_weight(tmp_path):
+    g = read_graph(write(tmp_path, "g.txt", "1 2 1_0\n2 3 2_0\n"))
+    assert g.weights is None and any("non-numeric 3rd field" in n for n in g.notes)
+
+
+def test_header_needs_both_fields_non_numeric(tmp_path):
+    """'a 1' is an edge from vertex 'a', not a header (the docstring: a header's first two fields are not
+    integers); it was skipped as a header."""
+    g = read_graph(write(tmp_path, "g.txt", "a 1\n1 2\n2 3\n"))
+    assert g.src.size == 3 and g.labels.tolist() == ["a", "1", "2", "3"]
+    assert not any("header" in n for n in g.notes)
+    g = read_graph(write(tmp_path, "q.csv", '"a","1"\n"1","2"\n'))
+    assert g.src.size == 2 and not any("header" in n for n in g.notes)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("g.csv", '"a","b" # a comment\n"b","c"\n'),
+    ("h.csv", '1,2\n2,3 # the "best" edge\n3,1\n'),
+    ("i.txt", '"a" "b" % comment\n"b" "c"\n'),
+    ("j.csv", 'a,b,,x # note, with comma\nb,c,,y\n'),
+])
+def test_trailing_comments_on_quoted_rows(tmp_path, name, text):
+    """Comments at the end of a line are comments in files that need CSV parsing (quotes, empty
+    fields) as well; they were read into the last label ('b # a comment')."""
+    g = read_graph(write(tmp_path, name, text))
+    labels = g.labels.tolist()
+    assert all("#" not in str(x) and "%" not in str(x) for x in labels), labels
+    assert g.src.size == text.count("\n")
+
+
+def test_trailing_comment_with_a_quote_keeps_the_fast_path(tmp_path):
+    """A quote inside a comment does not make integer labels strings (it sent the file to the CSV reader)."""
+    g = read_graph(write(tmp_path, "g.csv", '1,2\n2,3 # the "best" edge\n3,1\n# "x",,y\n'))
+    assert g.labels.tolist() == [1, 2, 3]
+
+
+def test_tab_separated_quoted_fields_with_commas(tmp_path):
+    """A comma inside quotes does not make a tab-separated file comma-separated."""
+    g = read_graph(write(tmp_path, "g.tsv", '"Washington, DC"\t"Boston"\n"Boston"\t"New York"\n'))
+    assert g.labels.tolist() == ["Washington, DC", "Boston", "New York"]
+
+
+def test_space_separated_quoted_fields_keep_apostrophes_and_backslashes(tmp_path):
+    """Only double quotes quote; a label "O'Brien" was refused ('No closing quotation') and 'C:\\dir'
+    lost its backslash."""
+    g = read_graph(write(tmp_path, "g.txt", '"New York" O\'Brien\nO\'Brien C:\\dir\n'))
+    assert g.labels.tolist() == ["New York", "O'Brien", "C:\\dir"]
+
+
+def test_empty_source_field_is_refused(tmp_path):
+    """An empty source is as malformed as an empty target (it was read as a vertex labelled '')."""
+    raises(write(tmp_path, "g.csv", "1,2\n,3\n"), r"g\.csv:2: expected at least 2 fields .*, the source is empty")
+    raises(write(tmp_path, "h.csv", "1,2\n2,,3\n"), r"h\.csv:2: expected at least 2 fields .*, the target is empty")
+
+
+@pytest.mark.parametrize("name, data, match", [
+    ("u.txt", "1 2\n2 3\n3 1".encode("utf-16"), r"u\.txt:1: .*UTF-16"),
+    ("v.csv", "a,b\nb,c\nc,a".encode("utf-16-le"), r"v\.csv:1: .*UTF-16"),
+    ("w.mtx", (PG + "2 2 1\n1 2\n").encode("utf-16"), r"w\.mtx:1: .*UTF-16"),
+    ("b.txt", b"1 2\n2 3\n\x00\x01\x02 7\n", r"b\.txt:3: .*NUL byte"),
+])
+def test_utf16_and_binary_files_are_refused(tmp_path, name, data, match):
+    """A text graph file has no NUL byte; a UTF-16 file (PowerShell's '>') was read as a graph with
+    NUL bytes in its labels, one vertex counted twice."""
+    raises(write(tmp_path, name, data), match)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("g.csv", b"1,2\r2,3\r3,1\r"),
+    ("g.txt", b"# old Mac\r1 2\r2 3\r3 1"),
+    ("g.mtx", b"%%MatrixMarket matrix coordinate pattern general\r3 3 3\r1 2\r2 3\r3 1\r"),
+])
+def test_cr_line_ends(tmp_path, name, data):
+    """Lines ended by CR alone (classic Mac, old Excel for Mac CSV) are lines; the whole file was one
+    line, read as the single edge 1 -> 2 of weight 2."""
+    g = read_graph(write(tmp_path, name, data))
+    assert arcs(g) == [(1, 2), (2, 3), (3, 1)] and g.weights is None
 
 
 def test_nan_inf_negative_weights_are_read(tmp_path):
@@ -399,6 +531,23 @@ def test_metis_vertex_weights_skipped(tmp_path):
 def test_metis_trailing_blank_lines_are_fine(tmp_path):
     g = read_graph(write(tmp_path, "g.graph", "2 1\n2\n1\n\n\n"))
     assert g.n == 2
+
+
+def test_metis_edge_weights_must_agree(tmp_path):
+    """Both lines of an edge give its weight; different weights are refused (METIS's graphchk does),
+    not settled silently by whichever line comes last."""
+    raises(write(tmp_path, "g.graph", "3 2 1\n2 5 3 6\n1 7\n1 6\n"),
+           r"g\.graph:2: edge 1 -- 2 has weight 5\.0 on this line but 7\.0 on line 3")
+    g = read_graph(write(tmp_path, "h.graph", "3 2 1\n2 5 3 nan\n1 5\n1 nan\n"))  # NaN == NaN here
+    assert np.isnan(edge_set(g, weighted=True)[(1, 3)])
+    # a missing reverse is still reported as such in a weighted file
+    raises(write(tmp_path, "i.graph", "3 2 1\n2 5 3 1\n1 5\n2 1\n"), r"i\.graph:2: vertex 1 lists 3 but vertex 3")
+
+
+def test_metis_self_loop_listed_once(tmp_path):
+    """A self-loop is listed once, so the adjacency count is odd: the message says so."""
+    raises(write(tmp_path, "g.graph", "2 1\n1 2\n1\n"),
+           r"declares m=1 edges, .* has 3; 1 of them a self-loop \(vertex 1 lists itself on line 2\)")
 
 
 @pytest.mark.parametrize("text, match", [
