@@ -528,8 +528,11 @@ def _rescale_from(xp, block, d):
 
 def _sample_reach(P, sources):
     """(D, R, k) of one BFS from a sample of k of ``sources`` (at most REACH_SAMPLE, fewer when their
-    block would not fit in an eighth of the free memory; drawn with a fixed seed): D the number of levels below the sample's sources (the deepest one's eccentricity within its
-    reach), R the mean number of arcs leaving the vertices each sample source reaches."""
+    block would not fit in an eighth of the free memory; drawn with a fixed seed).
+
+    D: the number of levels below the sample's sources (the deepest one's eccentricity within its
+    reach); R: the mean number of arcs leaving the vertices each sample source reaches.
+    """
     xp = P.xp
     n = P.shape[0]
     per_source = 24 * max(n, 1)  # (value, level) float64 and a flat index per entry
