@@ -276,9 +276,8 @@ def _is_oom(exc) -> bool:
 
 
 def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="dense"):
-    """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw), on M's device."""
-    if frontier not in ("auto", "dense", "sparse"):
-        raise ValueError(f"frontier must be 'auto', 'dense' or 'sparse', got {frontier!r}")
+    """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw), on M's device.
+    The options were checked by :func:`_check_options`."""
     P = pattern_of(M)
     n = P.shape[0]
     xp = P.xp
@@ -291,10 +290,8 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
         frontier == "auto" and nsrc > 1 and _use_sparse_frontier(P, src)))
     if batch_size == "auto":
         kb = _auto_batch_sparse(P, nsrc) if sparse else _auto_batch(P, nsrc)
-    elif isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool) and batch_size >= 1:
-        kb = int(min(batch_size, nsrc))
     else:
-        raise ValueError(f"batch_size must be 'auto' or a positive integer, got {batch_size!r}")
+        kb = int(min(batch_size, nsrc))
     if sparse and kb < nsrc:
         src = _locality_order(P, src, kb)
     done = 0

@@ -12,6 +12,14 @@ def _ring(n, device):
                                   device=device)
 
 
+def _ring_products(n, times):
+    """Dense reference: the all-ones vector multiplied ``times`` times by _ring(n) (x = x +.* A)."""
+    x = np.ones(n)
+    for _ in range(times):
+        x = np.roll(x * np.linspace(1.0, 2.0, n), 1)
+    return x
+
+
 def _power_step(A, x):
     """x = (x +.* A) / 2, in place: the kind of step an iterative algorithm replays."""
     xp = A.xp
@@ -53,10 +61,7 @@ def test_step_that_reads_the_host_falls_back_to_eager(device):
         replay()
     assert replay.mode == "eager"
     assert len(seen) == 4
-    expected = np.ones(20)
-    vals = np.linspace(1.0, 2.0, 20)
-    for _ in range(4):
-        expected = np.roll(expected * vals, 1)
+    expected = _ring_products(20, 4)
     np.testing.assert_allclose(spla.device.to_numpy(x), expected, rtol=1e-14)
 
 
@@ -98,12 +103,9 @@ def test_host_copy_reads_what_a_replayed_step_wrote(device):
         x.max(out=top)
 
     replay = spla.Replay(step, A.device)
-    expected = np.ones(30)
-    vals = np.linspace(1.0, 2.0, 30)
-    for _ in range(4):
+    for i in range(1, 5):
         replay()
-        expected = np.roll(expected * vals, 1)
-        assert float(copy.read()) == pytest.approx(expected.max(), rel=1e-12)
+        assert float(copy.read()) == pytest.approx(_ring_products(30, i).max(), rel=1e-12)
     assert replay.mode == ("graph" if device.startswith("gpu") else "eager")
 
 
@@ -126,8 +128,5 @@ def test_a_failed_recording_runs_the_python_code_twice_and_the_device_work_once(
         replay()
     assert replay.mode == "eager"
     assert len(calls) == 4
-    expected = np.ones(20)
-    vals = np.linspace(1.0, 2.0, 20)
-    for _ in range(3):  # three products: the discarded capture applied none
-        expected = np.roll(expected * vals, 1)
+    expected = _ring_products(20, 3)  # three products: the discarded capture applied none
     np.testing.assert_allclose(x.get(), expected, rtol=1e-14)
