@@ -235,6 +235,9 @@ def test_tiny_run_on_cpu(tmp_path):
     assert all(x["status"] == "ok" for x in ours)
     bad = [x for x in data["records"] if x.get("checked") is False]
     assert not bad, bad[:3]
+    unchecked = [x for x in data["records"] if x.get("status") == "ok" and x.get("median_ms") is not None
+                 and x.get("checked") is None and not x.get("anchor")]
+    assert not unchecked, unchecked[:3]
     assert any(x.get("measure") == "vxm" and x.get("kernel") == "scCOOC" for x in ours)
 
 
