@@ -74,7 +74,11 @@ def is_gpu(device: str) -> bool:
 
 
 def gpu_index(device: str) -> int:
-    return int(device.split(":")[1])
+    """N of "gpu:N"; 0 for "gpu" (device 0, as :func:`resolve` reads it)."""
+    m = _GPU_RE.match(device)
+    if not m:
+        raise ValueError(f"not a GPU device name: {device!r}; use 'gpu' or 'gpu:N'")
+    return int(m.group(1) or 0)
 
 
 def array_module(device: str):
@@ -153,7 +157,8 @@ class HostCopy:
     stream, then a wait for that stream) and returns the host NumPy array, valid until the next
     read.  Cheaper than ``x.get()`` (no allocation, no pageable staging), and outside any recorded
     step: CuPy cannot capture a device-to-host copy into a CUDA graph.  For a NumPy array ``read()``
-    returns the array itself.
+    returns the array itself.  The copy runs on the array's GPU (its current stream), whichever GPU
+    is current, so that it follows the work queued there.
     """
 
     def __init__(self, x):
@@ -166,14 +171,17 @@ class HostCopy:
             if not x.flags.c_contiguous:
                 raise ValueError("HostCopy needs a C-contiguous array")
             self.host = cupyx.empty_pinned(x.shape, dtype=x.dtype)
+            self.device = f"gpu:{x.device.id}"
 
     def read(self):
         if self.host is not self.src:
             cp = cupy_module()
-            stream = cp.cuda.get_current_stream()
-            cp.cuda.runtime.memcpyAsync(self.host.ctypes.data, self.src.data.ptr, self.src.nbytes,
-                                        cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-            stream.synchronize()
+            # on another GPU's stream the copy would not wait for the kernels that write the array
+            with activate(self.device):
+                stream = cp.cuda.get_current_stream()
+                cp.cuda.runtime.memcpyAsync(self.host.ctypes.data, self.src.data.ptr, self.src.nbytes,
+                                            cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+                stream.synchronize()
         return self.host
 
 

@@ -47,8 +47,14 @@ _live = weakref.WeakSet()
 
 def recorded_bytes() -> int:
     """Device bytes held by the private memory pools of the live recorded steps (their
-    graphs' temporaries), which CuPy's default pool does not count."""
-    return sum(int(r._pool.total_bytes()) for r in list(_live) if r._pool is not None)
+    graphs' temporaries), which CuPy's default pool does not count.  Each pool is read on its
+    step's GPU (a CuPy pool reports the current device's part only)."""
+    total = 0
+    for r in list(_live):
+        if r._pool is not None:
+            with _dev.activate(r.device):
+                total += int(r._pool.total_bytes())
+    return total
 
 
 class Replay:

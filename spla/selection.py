@@ -77,6 +77,7 @@ import numbers
 
 import numpy as np
 
+from . import device as _dev
 from .backends import for_device
 from .backends import gpu as _gpu
 from .errors import DomainMismatch, KernelUnavailable
@@ -111,12 +112,13 @@ def scale_free_metric(A) -> float:
         return 0.0
     from .ops import vxm
 
-    out_deg = A.out_degree().astype(np.float64)
-    deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
-    # Σ_p deg(row_p) deg(col_p) = Σ_j deg(j) Σ_{i -> j} deg(i):  row_deg_sum = out_deg +.first A
-    # (one product: no per-arc temporaries; veCSC runs any shape well enough for a one-time value)
-    row_deg_sum = vxm(out_deg, A.pattern(), "plus_first", kernel="veCSC")  # pattern: no cast copy of values
-    s = float((row_deg_sum * deg_j).sum())
+    with _dev.activate(A.device):  # A on "gpu:1": its degrees' casts and sums stay there, whichever GPU is current
+        out_deg = A.out_degree().astype(np.float64)
+        deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
+        # Σ_p deg(row_p) deg(col_p) = Σ_j deg(j) Σ_{i -> j} deg(i):  row_deg_sum = out_deg +.first A
+        # (one product: no per-arc temporaries; veCSC runs any shape well enough for a one-time value)
+        row_deg_sum = vxm(out_deg, A.pattern(), "plus_first", kernel="veCSC")  # pattern: no cast copy of values
+        s = float((row_deg_sum * deg_j).sum())
     A._cache[key] = s / A.nnz
     return A._cache[key]
 
@@ -124,11 +126,12 @@ def scale_free_metric(A) -> float:
 def _column_stats(A):
     key = "column_stats"
     if key not in A._cache:
-        lengths = A.in_degree()
-        if A.shape[1] == 0:
-            A._cache[key] = (0, 0.0)
-        else:
-            A._cache[key] = (int(lengths.max()), float(lengths.mean()))
+        with _dev.activate(A.device):  # the reductions run on A's GPU
+            lengths = A.in_degree()
+            if A.shape[1] == 0:
+                A._cache[key] = (0, 0.0)
+            else:
+                A._cache[key] = (int(lengths.max()), float(lengths.mean()))
     return A._cache[key]
 
 

@@ -1060,7 +1060,8 @@ def popcount(X):
     unsigned bit pattern first (so a negative int8 counts its 8 bits, not 32).
     """
     cp = _cupy()
-    X = cp.asarray(X)
+    if not isinstance(X, cp.ndarray):  # cupy.asarray would copy a CuPy array of another GPU to the current one
+        X = cp.asarray(X)
     dt = np.dtype(X.dtype)
     if dt.kind not in "biu":
         raise DomainMismatch(f"popcount needs an integer array, got dtype {dt}")
