@@ -102,9 +102,10 @@ def free_device_bytes(A: spla.Matrix) -> int:
     if not _dev.is_gpu(A.device):
         return CPU_BLOCK_BYTES
     cp = _dev.cupy_module()
-    free, _total = cp.cuda.runtime.memGetInfo()
-    pool = cp.get_default_memory_pool()
-    return int(free + pool.free_bytes())
+    with _dev.activate(A.device):  # both report the current device: ask A's
+        free, _total = cp.cuda.runtime.memGetInfo()
+        pool = cp.get_default_memory_pool()
+        return int(free + pool.free_bytes())
 
 
 def as_list(sources, name="sources") -> list:

@@ -84,6 +84,7 @@ def _volume_r1(M, deg, kernel):
     return deg + M.xp.rint(nb).astype(np.int64)
 
 
+@on_graph_device
 def volumes_bits(M, deg, radius, *, kernel="auto", progress=None):
     """vol_r by the bit-parallel BFS (any radius >= 0), int64 on M's device.
 

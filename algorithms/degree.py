@@ -27,6 +27,7 @@ from . import _common
 from ._common import as_matrix, on_graph_device, pattern_of, to_numpy
 
 
+@on_graph_device
 def degree_parts(G, *, device=None):
     """(A, out, in_, loops) for a graph, as networkx counts degrees.
 

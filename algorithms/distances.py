@@ -136,6 +136,7 @@ def _product(vis, A, direction, done, out, kernel):
     return spla.mxv(A, vis, "bor_second", mask=done, complement=True, out=out, replace=True, kernel=kernel)
 
 
+@on_graph_device
 def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None, kernel="auto", progress=None):
     """Drive the bit-parallel all-sources BFS block by block.
 
@@ -227,6 +228,7 @@ def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel):
         yield d, vis
 
 
+@on_graph_device
 def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=None):
     """Per-vertex distance statistics from the all-sources bit-parallel BFS.
 
