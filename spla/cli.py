@@ -18,9 +18,11 @@ Conventions
   does not converge within ``--max-iter`` exits 3; Ctrl-C exits with 130; an unexpected
   failure prints ``spla: internal error: ...`` and exits 1 (``SPLA_DEBUG=1`` shows its
   traceback).
-* Self-loops are dropped before computing (networkx's betweenness ignores them too) and
-  their number is reported.  Edge weights are used by pagerank only (they must then be
-  finite and non-negative); the other measures are unweighted in spla.
+* Self-loops count where networkx counts them: in pagerank (an arc i -> i), degree (twice)
+  and the degrees that daccer sums; bc, closeness, harmonic and distance-sum ignore them
+  (they change no shortest path).  Their number is reported.  Edge weights are used by
+  pagerank only (they must then be finite and non-negative); the other measures are
+  unweighted in spla.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ class Measure:
 
     key: the name on the command line and the output column; function: the name in the
     ``algorithms`` package; higher_first: whether larger values are more central (sort
-    order of the top-N table); weighted: whether it uses edge weights.
+    order of the top-N table); weighted: whether it uses edge weights; loops: whether
+    self-loops change it (networkx's pagerank and degree count them; shortest paths do not).
     """
 
     key: str
@@ -71,6 +74,7 @@ class Measure:
     title: str
     higher_first: bool = True
     weighted: bool = False
+    loops: bool = False
 
 
 MEASURES = {m.key: m for m in (
@@ -78,9 +82,9 @@ MEASURES = {m.key: m for m in (
     Measure("closeness", "closeness_centrality", "closeness centrality (Wasserman-Faust)"),
     Measure("harmonic", "harmonic_centrality", "harmonic centrality"),
     Measure("distance-sum", "sum_of_distances", "sum of distances to reachable vertices", higher_first=False),
-    Measure("pagerank", "pagerank", "PageRank", weighted=True),
-    Measure("daccer", "daccer_volumes", "DACCER volume"),
-    Measure("degree", "degree_centrality", "degree centrality"),
+    Measure("pagerank", "pagerank", "PageRank", weighted=True, loops=True),
+    Measure("daccer", "daccer_volumes", "DACCER volume", loops=True),
+    Measure("degree", "degree_centrality", "degree centrality", loops=True),
 )}
 KERNEL_CHOICES = ("auto", "scCSC", "veCSC", "scCOOC", "push")
 
@@ -135,7 +139,7 @@ def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool =
                            batch: int | None = None) -> dict:
     """Rough device memory each measure needs: ``{measure: (bytes, explanation)}``.
 
-    n vertices, nnz stored arcs (after dropping self-loops; an undirected edge is 2 arcs).
+    n vertices, nnz stored arcs (without self-loops; an undirected edge is 2 arcs).
     The matrix takes n + 1 + nnz index words in CSC (4 bytes each while they fit in int32,
     else 8), twice for a directed graph whose algorithms also need the transpose.  On
     top of it:
@@ -478,6 +482,17 @@ def _size_text(g, A) -> str:
     return f"{_count(g.n, 'vertices')}, {_count(A.nnz // 2, 'undirected edges')} ({_count(A.nnz, 'arcs')})"
 
 
+def _loops_text(k: int, measures, counted) -> str:
+    """The report's self-loops line: which measures count them (networkx's) and which drop them."""
+    dropped = [m for m in measures if m not in counted]
+    if not counted:
+        return f"{k:,} dropped"
+    text = f"{k:,} counted by {', '.join(counted)} (as networkx counts them)"
+    if dropped:
+        text += f"; dropped for {', '.join(dropped)} (no shortest path uses them)"
+    return text
+
+
 def _kernel_text(A, requested) -> str:
     if requested != "auto":
         return f"{requested} (requested with --kernel)"
@@ -532,12 +547,16 @@ def cmd_centrality(args) -> int:
                 f"{'is unweighted in spla and ignores' if len(others) == 1 else 'are unweighted in spla and ignore'}"
                 " them")
 
+    # the loop-free matrix for the shortest-path measures (and the size, the kernel); pagerank,
+    # degree and daccer get the self-loops, which networkx counts in them
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
-    Aw = g.to_matrix(device=A.device, drop_self_loops=True, weighted=True) \
-        if weighted_file and "pagerank" in measures else A
+    loops = [m for m in measures if MEASURES[m].loops] if g.self_loops else []
+    AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if loops else A
+    Aw = g.to_matrix(device=A.device, drop_self_loops=False, weighted=True) \
+        if weighted_file and "pagerank" in measures else AL
     say(f"size        {_size_text(g, A)}")
     say(f"directed    {_directed_text(g, args)}")
-    say(f"self-loops  {g.self_loops:,} dropped")
+    say(f"self-loops  {_loops_text(g.self_loops, measures, loops)}")
     say(f"device      {A.device}")
     say(f"kernel      {_kernel_text(A, args.kernel)}")
 
@@ -570,7 +589,7 @@ def cmd_centrality(args) -> int:
             kw = {"device": A.device}
         t0 = time.perf_counter()
         try:
-            values = _call(fn, Aw if m.weighted else A, **kw)
+            values = _call(fn, Aw if m.weighted else AL if m.loops else A, **kw)
         finally:
             bar.close()
         if key == "distance-sum":  # (sums, vertices reached): the top table ranks by both
@@ -619,7 +638,8 @@ def cmd_info(args) -> int:
     else:
         out(f"arcs               {A.nnz:,} ({_count(A.nnz // 2, 'undirected edges')})")
     out(f"directed           {_directed_text(g, args)}")
-    out(f"self-loops         {g.self_loops:,} (dropped for the centralities)")
+    out(f"self-loops         {g.self_loops:,} (counted by pagerank, degree and daccer, as networkx counts them; "
+        f"the shortest-path measures ignore them)")
     if g.weights is not None:
         w = g.weights
         finite = np.isfinite(w)

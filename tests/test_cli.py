@@ -337,6 +337,9 @@ def test_self_loops_reported_and_directed_default(tmp_path, fake):
     write(tmp_path, "g.txt", "1 2\n2 2\n3 3\n")
     res = spla_cmd("centrality", "g.txt", "--measures", "degree", cwd=tmp_path, fake_dir=fake)
     assert res.returncode == 0
+    assert "self-loops  2 counted by degree (as networkx counts them)\n" in res.stderr
+    res = spla_cmd("centrality", "g.txt", "--measures", "bc", cwd=tmp_path, fake_dir=fake)
+    assert res.returncode == 0
     assert "self-loops  2 dropped" in res.stderr
     assert "directed    yes: edge lists are directed unless" in res.stderr
     assert "3 vertices, 1 arc\n" in res.stderr
@@ -582,6 +585,34 @@ def test_distance_sum_top_table_on_a_disconnected_graph(tmp_path):
     table = res.stderr[res.stderr.index("top 3 by distance-sum"):].splitlines()
     assert [ln.split()[1:] for ln in table[2:5]] == [["1", "4", "4"], ["2", "4", "4"], ["0", "6", "4"]]
     assert "7 vertices, 4 undirected edges (8 arcs)" in res.stderr and "self-loops  1 dropped" in res.stderr
+
+
+@needs_algorithms
+@pytest.mark.parametrize("directed", [True, False])
+def test_self_loops_count_where_networkx_counts_them(tmp_path, directed):
+    """pagerank, degree and daccer count self-loops as networkx does (the CLI used to drop them
+    for every measure: PageRank and degree then differed from networkx's); bc and closeness
+    ignore them, as networkx."""
+    nx = pytest.importorskip("networkx")
+    edges = [(1, 2), (2, 2), (2, 3), (3, 1), (3, 4), (4, 4), (5, 5)]
+    write(tmp_path, "g.txt", "".join(f"{u} {v} {w}\n" for w, (u, v) in enumerate(edges, 1)))
+    res = spla_cmd("centrality", "g.txt", "--directed" if directed else "--undirected", "--measures",
+                   "bc,closeness,pagerank,daccer,degree", "-q", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    G = nx.DiGraph() if directed else nx.Graph()
+    G.add_weighted_edges_from((u, v, w) for w, (u, v) in enumerate(edges, 1))
+    deg = G.out_degree if directed else G.degree
+    expected = {"bc": nx.betweenness_centrality(G), "closeness": nx.closeness_centrality(G),
+                "pagerank": nx.pagerank(G), "degree": nx.degree_centrality(G),
+                "daccer": {v: sum(deg(u) for u in nx.single_source_shortest_path_length(G, v, cutoff=2))
+                           for v in G}}
+    assert sorted(int(r["vertex"]) for r in rows) == sorted(G)
+    for key, ref in expected.items():
+        for r in rows:
+            assert float(r[key]) == pytest.approx(ref[int(r["vertex"])], rel=1e-6, abs=1e-9), (key, r)
+    res = spla_cmd("centrality", "g.txt", "--measures", "bc,degree", "--top", "0", cwd=tmp_path)
+    assert "self-loops  3 counted by degree (as networkx counts them); dropped for bc" in res.stderr
 
 
 @needs_algorithms
