@@ -35,6 +35,7 @@ import inspect
 import math
 import os
 import re
+import stat
 import sys
 import tempfile
 import time
@@ -263,12 +264,31 @@ class _Reporter:
             self(text)
 
 
-def _check_output_path(out):
-    """Fail early (before computing) when --out cannot be written."""
+def _special_file(path) -> bool:
+    """Whether ``path`` exists and is not a regular file (/dev/null, /dev/stdout, a FIFO): the
+    table is written into it directly, since renaming a file over it would replace the device."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _check_output_path(out, graph=None):
+    """Fail early (before computing) when --out cannot be written, or would replace the
+    input file ``graph`` (a path, or None for stdin and the bundled graph)."""
     if out is None:
         return
-    if os.path.isdir(out):
+    if out == "":
+        raise UsageError("--out is empty; give a file name, or - for stdout")
+    if os.path.isdir(out) or out.endswith(("/", os.sep)):
         raise UsageError(f"--out {out}: is a directory; give a file name")
+    if graph is not None and os.path.isfile(graph) and os.path.exists(out) and os.path.samefile(graph, out):
+        raise UsageError(f"--out {out}: is the input graph file {graph}; writing the table there would "
+                         f"replace the graph; give another file name")
+    if _special_file(out):
+        if not os.access(out, os.W_OK):
+            raise UsageError(f"--out {out}: cannot write to it (permission denied)")
+        return
     parent = os.path.dirname(os.path.realpath(out))  # through a symlink, its target is written
     if not os.path.isdir(parent):
         raise UsageError(f"--out {out}: directory {parent} does not exist")
@@ -285,14 +305,28 @@ def _delimiter_for(out) -> str:
 
 def write_table(out, header, columns):
     """Write rows ``zip(*columns)`` with ``header`` as CSV/TSV to file ``out`` (atomically:
-    temporary file in the same directory, then ``os.replace``) or, when ``out`` is None, as
-    CSV to stdout."""
+    temporary file in the same directory, then ``os.replace``; into ``out`` itself when it is
+    not a regular file, such as /dev/null or a FIFO) or, when ``out`` is None, as CSV to
+    stdout.  Raises UsageError when the file cannot be written."""
     rows = zip(*[c.tolist() if isinstance(c, np.ndarray) else list(c) for c in columns])
     if out is None:
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)
         sys.stdout.flush()
+        return
+    try:
+        _write_file(out, header, rows)
+    except BrokenPipeError:  # --out /dev/stdout | head: main handles it as for stdout
+        raise
+    except OSError as e:  # a full disk, a file system that refuses files (/proc), ...
+        raise UsageError(f"--out {out}: cannot write the table: {e.strerror or e}") from None
+
+
+def _write_file(out, header, rows):
+    if _special_file(out):  # /dev/null, /dev/stdout, a FIFO: write into it, there is no file to replace
+        with open(out, "wb") as raw:
+            _write_rows(raw, out, header, rows)
         return
     target = os.path.realpath(out)  # through a symlink, replace its target, not the link
     parent = os.path.dirname(target)
@@ -307,19 +341,7 @@ def write_table(out, header, columns):
             mode = 0o666 & ~umask
         os.fchmod(fd, mode)
         with open(fd, "wb") as raw:
-            # the format follows the name the user gave (a link's target may be named otherwise)
-            gz_name = os.path.basename(out)[:-3]
-            stream = gzip.GzipFile(filename=gz_name, mode="wb", fileobj=raw) \
-                if str(out).lower().endswith(".gz") else contextlib.nullcontext(raw)
-            with stream as binary:
-                import io as _io
-
-                text = _io.TextIOWrapper(binary, encoding="utf-8", newline="")
-                w = csv.writer(text, delimiter=_delimiter_for(out), lineterminator="\n")
-                w.writerow(header)
-                w.writerows(rows)
-                text.flush()
-                text.detach()
+            _write_rows(raw, out, header, rows)
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, target)
@@ -327,6 +349,23 @@ def write_table(out, header, columns):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _write_rows(raw, out, header, rows):
+    """The table into the binary file ``raw``: CSV or TSV, gzip-compressed, as the name ``out`` says."""
+    # the format follows the name the user gave (a link's target may be named otherwise)
+    gz_name = os.path.basename(out)[:-3]
+    stream = gzip.GzipFile(filename=gz_name, mode="wb", fileobj=raw) \
+        if str(out).lower().endswith(".gz") else contextlib.nullcontext(raw)
+    with stream as binary:
+        import io as _io
+
+        text = _io.TextIOWrapper(binary, encoding="utf-8", newline="")
+        w = csv.writer(text, delimiter=_delimiter_for(out), lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+        text.flush()
+        text.detach()
 
 
 def _fmt_value(v) -> str:
@@ -521,7 +560,7 @@ def cmd_centrality(args) -> int:
         raise UsageError(f"--top must be >= 0, got {args.top}")
     if args.out == "-":
         args.out = None  # stdout
-    _check_output_path(args.out)
+    _check_output_path(args.out, None if args.graph in (None, "-") else args.graph)
     device = _resolve_device(args.device)
     say = _Reporter(args.quiet, hold=True)
     if (args.samples is not None or args.seed is not None) and "bc" not in measures:

@@ -390,6 +390,57 @@ def test_output_through_a_symlink_and_to_stdout(tmp_path, fake):
     assert gzip.decompress((tmp_path / "real" / "plain.dat").read_bytes()).decode().startswith("vertex\tdegree\n")
 
 
+def test_out_that_is_the_input_file_is_refused(tmp_path, fake):
+    """--out naming the input graph (directly, or through a link) used to replace the graph with the table."""
+    graph = write(tmp_path, "g.txt", "1 2\n2 3\n")
+    (tmp_path / "link.txt").symlink_to(graph)
+    for given, out in (("g.txt", "g.txt"), ("g.txt", "./g.txt"), ("link.txt", "g.txt"), ("g.txt", "link.txt")):
+        res = spla_cmd("centrality", given, "--out", out, cwd=tmp_path, fake_dir=fake)
+        assert_one_line_error(res, rf"--out {re.escape(out)}: is the input graph file {re.escape(given)}; .* "
+                                   r"give another file name")
+        assert graph.read_text() == "1 2\n2 3\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "link.txt"]
+
+
+@pytest.mark.parametrize("out, pattern", [
+    ("", r"--out is empty; give a file name, or - for stdout"),
+    ("res.csv/", r"--out res\.csv/: is a directory; give a file name"),
+    ("/proc/res.csv", r"--out /proc/res\.csv: "),  # root may write in /proc, but not create a file there
+])
+def test_bad_out_paths_are_one_line_errors(tmp_path, fake, out, pattern):
+    """These were internal errors (exit 1), or ('res.csv/') wrote a file res.csv.  (-q: a failure to
+    write comes after the measures, and their report.)"""
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    res = spla_cmd("centrality", "g.txt", "--out", out, "-q", cwd=tmp_path, fake_dir=fake)
+    assert_one_line_error(res, pattern)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_out_that_is_a_fifo_or_device_is_written_into(tmp_path, fake):
+    """--out /dev/null, /dev/stdout or a FIFO is written into: renaming a temporary file over it (as
+    for a regular file) replaced /dev/null with a regular file when run as root, and a FIFO's reader
+    never got the table."""
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    try:
+        res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", fifo, "-q", cwd=tmp_path,
+                       fake_dir=fake, timeout=60)
+        assert res.returncode == 0, res.stderr
+        got, _ = reader.communicate(timeout=20)
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+    assert fifo.is_fifo() and got.startswith("vertex,degree\n1,"), got
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "pipe.csv"]
+    res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", "/dev/stdout", "-q", cwd=tmp_path,
+                   fake_dir=fake)
+    assert res.returncode == 0 and res.stdout.startswith("vertex,degree\n1,"), res.stderr
+
+
 def test_ignored_options_are_noted(tmp_path, fake):
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--seed", "3", "--samples", "2", cwd=tmp_path,
