@@ -310,7 +310,13 @@ def write_table(out, header, columns):
     stdout.  Raises UsageError when the file cannot be written."""
     rows = zip(*[c.tolist() if isinstance(c, np.ndarray) else list(c) for c in columns])
     if out is None:
-        w = csv.writer(sys.stdout, lineterminator="\n")
+        stream = sys.stdout
+        if hasattr(stream, "reconfigure") and str(stream.encoding).lower().replace("_", "-") != "utf-8":
+            # UTF-8 as in a file: a label the locale's encoding lacks (ASCII, cp1252) would stop the
+            # table half-way with a UnicodeEncodeError
+            stream.flush()
+            stream.reconfigure(encoding="utf-8")
+        w = csv.writer(stream, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)
         sys.stdout.flush()

@@ -441,6 +441,18 @@ def test_out_that_is_a_fifo_or_device_is_written_into(tmp_path, fake):
     assert res.returncode == 0 and res.stdout.startswith("vertex,degree\n1,"), res.stderr
 
 
+def test_stdout_table_is_utf8_whatever_the_locale(tmp_path, fake):
+    """With a stdout encoding that lacks a label's characters (PYTHONIOENCODING=ascii, a cp1252
+    console), the table used to stop half-way with a UnicodeEncodeError (exit 2); it is UTF-8, as
+    in a file."""
+    (tmp_path / "g.csv").write_text("source,target\nZürich,Genève\n東京,Zürich\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "spla", "centrality", "g.csv", "--measures", "degree", "-q"],
+                          cwd=tmp_path, env=_env(fake, PYTHONIOENCODING="ascii"), capture_output=True)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    rows = list(csv.reader(io.StringIO(proc.stdout.decode("utf-8"))))
+    assert [r[0] for r in rows] == ["vertex", "Zürich", "Genève", "東京"]
+
+
 def test_ignored_options_are_noted(tmp_path, fake):
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--seed", "3", "--samples", "2", cwd=tmp_path,
