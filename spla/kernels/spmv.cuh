@@ -4,8 +4,9 @@
 //
 // A is stored CSC (colptr (ncols+1,), rowidx (nnz,), vals (nnz,) or none for a pattern matrix whose
 // entries are all 1) and, for scCOOC, also COOC (colidx (nnz,): the column of every stored entry).
-// u is (nrows,) or a row-major block (nrows, k); y is (ncols,) or (ncols, k).  Every kernel here is a
-// template over
+// u is (nrows,) or a row-major block (nrows, k); y is (ncols,) or (ncols, k).  Every product kernel
+// here is a template over (spla_sccsc_tiles and spla_vecsc_rows add one bool; spla_merge,
+// spla_vecsc_long_finish and the worklists take only Add, T and I)
 //
 //     Add      the ADD monoid functor   (spla_add_plus, _min, _max, _lor, _bor, _any)
 //     Mul      the MUL operator functor (spla_mul_times, _plus, _first, _second, _pair, _land,
@@ -52,7 +53,8 @@
 
 #define SPLA_DEV __device__ __forceinline__
 
-// Threads per block of every launch (the backend passes its BLOCK) and the resident blocks per SM asked
+// Threads per block of every launch (the backend passes its BLOCK; spla_sccsc_tiles may launch fewer,
+// down to one warp, and sizes its shared memory for SPLA_BLOCK) and the resident blocks per SM asked
 // of ptxas for the row-piece kernels (__launch_bounds__: at most 40 registers, 48 warps in flight
 // instead of 40; k = 32 float32, H100: ws2M 0.49 -> 0.41 ms, kron20 0.80 -> 0.74, BA n=2M 0.81 ->
 // 0.77; the listed chunks ran slower so bounded, spilling).
@@ -468,6 +470,7 @@ SPLA_DEV T spla_group_reduce(const int* __restrict__ rowidx, const T* __restrict
 //   Worklist mode (list != nullptr; k == 1): the computed columns were compacted by
 //   spla_mask_worklist, which also stored the not-computed ones; thread q owns y[list[q]] for
 //   q < *count (grid-stride), so a sparse mask costs threads only for the columns it keeps.
+//   list (ncols,) I and count (1,) unsigned long long, or both null (every output walked).
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
@@ -519,6 +522,9 @@ __global__ void spla_sccsc(const I* __restrict__ colptr, const I* __restrict__ r
 //   not-computed long column is still stored here.  long_len <= 0: no column is skipped.
 //   Worklist mode (list != nullptr): group q takes column list[q] for q < *count (the computed
 //   columns, compacted by spla_mask_worklist, which stored the others); long columns as above.
+//   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T (unused if PATTERN), u (nrows,) T,
+//   y (ncols,) T, mask (ncols,) bool at mask[j * mask_js]; list (ncols,) I and count (1,)
+//   unsigned long long, or both null.
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ rowidx,
@@ -557,10 +563,11 @@ __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ r
 
 // ================================================================================================
 // veCSC, block of k vectors.  A group of G lanes per column j (G = min(32, next power of two >= k);
-// a full warp per column when k >= 32); lane g owns the components c = g, g + G, ... < k of y[j, :]
+// a full warp per column when k > 16); lane g owns the components c = g, g + G, ... < k of y[j, :]
 // and walks the column's entries for each, reading the broadcast rowidx[p] and u[i, c] coalesced
 // over the group.  No shuffle: each component has exactly one owner.
-//   Same arguments as scCSC plus G; grid-stride loop over columns.
+//   colptr, rowidx, vals, mask as scCSC; u (nrows*k,) T, y (ncols*k,) T; no worklist.  Grid-stride
+//   loop over columns by group.
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc_block(const I* __restrict__ colptr, const I* __restrict__ rowidx,
@@ -599,7 +606,8 @@ __global__ void spla_vecsc_block(const I* __restrict__ colptr, const I* __restri
 // its first lane, which issues the only atomic for that column (none when the total is the
 // identity).  The loop is warp-uniform (lanes past the end hold column -1 and the identity), so
 // every lane reaches every shuffle.  Masked-out and identity-x entries contribute the identity.
-//   rowidx, colidx (nnz,) I; vals (nnz,) T; u (nrows*k,) T; t (ncols*k,) T; grid-stride over nnz*k.
+//   rowidx, colidx (nnz,) I; vals (nnz,) T; u (nrows*k,) T; t (ncols*k,) T; mask: see top.
+//   Grid-stride over nnz*k (k == 1: by warp, 32 consecutive entries per warp per step).
 // ================================================================================================
 template <class Add, class T>
 SPLA_DEV void spla_atomic_update(T* dst, T v)
@@ -699,14 +707,17 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 //   * fused (LISTED false, chunk_groups > 0): the first chunk_groups items of this grid are
 //     spla_tile_chunk_group's groups of per_warp static chunks (long_init must be 0);
 //   * listed (LISTED true, item_count != null): the warp lists its long computed columns' chunks of
-//     `chunk` entries (one atomicAdd on *item_count per round of 32 listed columns reserves their
-//     slots in item_col / item_first / item_last, which the warp's lanes fill column by column) and
-//     spla_listed_chunks ADDs them into y;
+//     `chunk` entries (one atomicAdd on *item_count per round of step 2 -- its 32 / G listed columns --
+//     that holds a long one reserves their slots in item_col / item_first / item_last, which the
+//     warp's lanes fill column by column) and spla_listed_chunks ADDs them into y;
 //   * static (item_count == null, chunk_groups == 0): spla_vecsc_long_chunks (and
 //     spla_vecsc_long_finish) walk the static chunks of every long column, testing their masks.
 //   The listing is compiled only into the LISTED instantiation (it costs the others registers).
 //   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows,) T, y (ncols,) T, mask (ncols,)
-//   bool at mask[j * mask_js]; group_max a power of two in [1, 32].  Shared memory: 32 * SPLA_TILE_R
+//   bool at mask[j * mask_js]; group_max a power of two in [1, 32].  Listed: item_col, item_first,
+//   item_last (capacity,) long long, capacity = every long column's chunks; item_count (1,) unsigned
+//   long long, zero beforehand (else all null).  Fused: chunk_groups, per_warp, nchunks and the chunk
+//   arrays, part and done as spla_tile_chunk_group (else 0 and null).  Shared memory: 32 * SPLA_TILE_R
 //   bytes per warp of SPLA_BLOCK threads.
 // ================================================================================================
 #define SPLA_TILE_R 8
@@ -903,6 +914,7 @@ __global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, 
 // entries first + l, + 32, ... < last (spla_group_reduce), the warp reduces with a full-mask xor
 // butterfly, and lane 0 ADDs the total (nothing when it is the identity) straight into y[j] with
 // ADD's atomic.  Only computed long columns are listed, so no mask is read here.
+//   rowidx (nnz,) I, vals (nnz,) T (unused if PATTERN), u (nrows,) T, y (ncols,) T.
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_listed_chunks(const long long* __restrict__ item_col, const long long* __restrict__ item_first,
                                    const long long* __restrict__ item_last,
@@ -1146,7 +1158,8 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
 //   it), or with direct != 0 straight into y[j]: when y[j] becomes the result itself (fresh, or no accum
 //   with no mask or replace: the main kernel stored the identity there, long_init) or ADD(y[j], result)
 //   (accum is ADD, no replace).  That saves tl's fill and the finish launch.
-//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; y (ncols,) T.
+//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; rowidx (nnz,) I;
+//   vals (nnz,) T; u (nrows,) T; y (ncols,) T; mask (ncols,) bool at mask[j * mask_js].
 // ================================================================================================
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_vecsc_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
@@ -1213,10 +1226,10 @@ __global__ void spla_vecsc_long_finish(const I* __restrict__ long_cols, const T*
 // columns), then every lane writes its kept items at its warp's offset plus its rank.  Order inside a
 // chunk is by warp, then round, then lane; chunks land in any order.
 //   list (nitems,) I: the first *count entries are written; count (1,) unsigned long long, zero
-//   beforehand.
+//   beforehand.  Thread t of a block owns the items it tests (and, for spla_mask_worklist, their y).
 //
 // spla_mask_worklist: the computed columns of a masked product (mask (ncols,) bool at
-//   mask[j * mask_js]) that have entries.  It also stores every not-computed y[j] (the identity under
+//   mask[j * mask_js]; y (ncols,) T) that have entries.  It also stores every not-computed y[j] (the identity under
 //   SPLA_FRESH or SPLA_REPLACE, else nothing) and every computed EMPTY column's result (the identity,
 //   through spla_store with accum), so that scCSC / veCSC in worklist mode touch only listed columns
 //   and no thread is spent on columns with nothing to reduce (a BFS's unreachable vertices).
@@ -1412,7 +1425,8 @@ __global__ void spla_push(const I* __restrict__ colptr, const I* __restrict__ ro
 // by global warp id: warp-uniform, every warp full): it reads x = u[i] of the chunk's input i and
 // leaves when x is the identity (nothing else read); lane l walks entries begin + l, + 32, ... and
 // updates t[j] where computed, as spla_push.
-//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I.
+//   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; rowidx, vals,
+//   u, t, mask as spla_push with k == 1.
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_push_long_chunks(const int* __restrict__ chunk_col, const I* __restrict__ chunk_begin,
                                       const I* __restrict__ chunk_end, const I* __restrict__ long_cols,
@@ -1436,8 +1450,9 @@ __global__ void spla_push_long_chunks(const int* __restrict__ chunk_col, const I
 
 // ================================================================================================
 // merge -- out = computed ? (accum ? accum(out, t) : t) : (replace ? identity : out), elementwise.
-// One thread per output element q = j * k + c (grid-stride); used after scCOOC when there is an out.
-//   t, y (n*k,) T.
+// One thread per output element q = j * k + c (grid-stride); used after scCOOC or push when their
+// atomics went into a buffer t instead of y (gpu.py's _atomic_target).
+//   t, y (n*k,) T; mask as scCSC.
 // ================================================================================================
 template <class Add, class T>
 __global__ void spla_merge(const T* __restrict__ t, T* __restrict__ y, const bool* __restrict__ mask,
