@@ -321,6 +321,29 @@ def test_vecsc_group_fills_this_device(caplog, ncols, mean):
     assert lines and f" group={want} " in lines[-1], caplog.text
 
 
+@pytest.mark.parametrize("kernel,k,shape,heavy,want", [
+    ("veCSC", None, (9000, 50), 9000, "cut into"),  # a column longer than the split's threshold
+    ("veCSC", 3, (300, 50), 0, "(block:"),  # 3 float32 values a row: not 16-byte pieces
+    ("scCOOC", None, (300, 50), 0, "(atomics into"),
+    ("scCOOC", None, (300, 50), None, "nothing launched"),  # no entries
+    ("push", None, (300, 50), 0, "(atomics into"),
+])
+def test_debug_line_names_the_variant(caplog, kernel, k, shape, heavy, want):
+    """The DEBUG line of each product names how the kernel ran, not only which one (and the result
+    is checked against the reference)."""
+    rng = np.random.default_rng(5)
+    m, n = shape
+    if heavy is None:
+        A = CSC(shape, [], [], None)
+    else:
+        rows, cols = rng.integers(0, m, 4 * n), rng.integers(0, n, 4 * n)
+        A = CSC(shape, np.r_[rows, np.arange(heavy)], np.r_[cols, np.zeros(heavy, np.int64)], None)
+    with caplog.at_level(logging.DEBUG, logger="spla"):
+        run_case(A, semirings.get("plus_times"), np.float32, kernel, k, ("none", False, None, False, False), rng)
+    lines = [r.getMessage() for r in caplog.records if f"kernel={kernel}" in r.getMessage()]
+    assert lines and want in lines[-1], caplog.text
+
+
 LONG_CASES = CASES + [("max_times", np.int64), ("plus_pair", np.uint32)]
 
 

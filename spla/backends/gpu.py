@@ -911,9 +911,10 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK)
         direct = split is not None and can_split and adds
         chunks = _tile_chunk_mode(split, ncols, direct, can_split)
-        variant = f" (tiles, {chunks} chunks)" if chunks else " (tiles)"
         R, tile_block = _tile_geometry(ncols, device_id)
         group_max = _tile_group(cp, A, colptr)
+        variant = (f" (tiles of {32 * R} columns, up to {group_max} lanes a column"
+                   + (f", {split['nchunks']} long-column chunks {chunks}" if chunks else "") + ")")
         ntiles = -(-ncols // (32 * R))
         threads_per_block = tile_block
         null = np.uint64(0)
@@ -970,6 +971,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                             i64(split["long_len"] if split is not None else 0),
                                             i32(1 if direct and becomes else 0), vec4, worklist, count))
         if split is not None:
+            variant = (f" (columns over {split['long_len']} entries cut into {split['nchunks']} chunks, "
+                       + ("added into out)" if direct else "reduced through a buffer)"))
             _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
                                flags, vec4)
     elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
@@ -1001,6 +1004,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                     np.uint64(0) if order is None else order))
     elif kernel == "veCSC":
         grid = _grid(ncols * group)
+        variant = " (block: U's or Y's rows are not 16-byte pieces, or the rows kernel is off)"
         funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
                                                   i32(mode), i64(ncols), i64(k), i32(group), acc,
                                                   i32(flags)))
@@ -1011,6 +1015,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         if nnz:
             funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
                                                  i32(mode), i64(nnz), i64(k)))
+        variant = (" (no entries: nothing launched" if not nnz else " (atomics into "
+                   + ("a buffer of the identity, merged into out" if merge else "the output")) + ")"
         if merge:
             _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
     else:  # push: walk the input side R = A.T, atomics as scCOOC
@@ -1030,11 +1036,16 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                                i64(nin), i64(k), i32(group),
                                                i64(split["long_len"] if split is not None else 0),
                                                worklist, count))
+            variant = (" (atomics into " + ("a buffer of the identity, merged into out" if merge else "the output")
+                       + (f"; inputs over {split['long_len']} entries cut into {split['nchunks']} chunks"
+                          if split is not None else "") + ")")
             if split is not None:
                 funcs["push_long_chunks"]((_grid(split["nchunks"] * 32),), (BLOCK,),
                                           (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
                                            split["long_cols"], R.rowidx, rvals, u, t, marr, i64(js), i32(mode),
                                            i64(split["nchunks"])))
+        else:
+            variant = " (no entries or inputs: nothing launched)"
         if merge:
             _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
     if log.isEnabledFor(logging.DEBUG):

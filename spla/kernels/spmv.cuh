@@ -789,6 +789,7 @@ SPLA_DEV void spla_tile_chunk_group(long long grp, int per_warp, long long nchun
         before = __shfl_sync(0xffffffffu, before, 0);
         if ((int)before != n - 1) continue;  // warp-uniform: not the column's last chunk
         spla_fence_acq_rel();  // acquire: the other chunks' partials, which their counts released
+        __syncwarp();  // lane 0 made the acquiring read: order its fence before every lane's reads below
         T total = ident;
         for (int c = (int)lane; c < n; c += 32)
             total = Add::op(total, *(const volatile T*)(part + c0 + c));
