@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spla
@@ -144,6 +144,143 @@ def test_random_graphs_edge_bc(G, normalized, k, seed):
     index = {v: i for i, v in enumerate(G)}
     for (u, v), val in ref.items():
         assert E[index[u], index[v]] == pytest.approx(val, rel=RTOL, abs=1e-12)
+
+
+# ---------------------------------------------------------------- every option on every kind of graph
+# graphs(multi_edges=None, shuffled_nodes=True): empty, single-vertex, disconnected, self-loops, parallel edges
+# (networkx's shortest-path counts see a multigraph's parallel edges as one), directed or not, and nodes
+# in a random order, so a mix-up of nodes and vertex indices (sources, k's sample) cannot hide.
+ALL_KINDS = dict(multi_edges=None, shuffled_nodes=True)
+KERNELS = st.sampled_from(testing.KERNEL_NAMES)
+BATCHES = st.sampled_from(["auto", 1, 2, 5])
+FRONTIERS = st.sampled_from(["auto", "dense", "sparse"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(G=graphs(max_nodes=14, **ALL_KINDS), data=st.data())
+def test_every_option_on_every_kind_of_graph(G, data, device):
+    """All sources, k sampled ones or a given subset, with every normalized / endpoints / batch_size /
+    frontier / kernel, on both backends, against networkx's betweenness_centrality (_subset); progress
+    is called after each block with (sources done, sources)."""
+    nodes = list(G)
+    mode = data.draw(st.sampled_from(["all", "k", "sources"]), label="mode")
+    normalized = data.draw(st.booleans(), label="normalized")
+    calls = []
+    kw = dict(batch_size=data.draw(BATCHES, label="batch_size"), frontier=data.draw(FRONTIERS, label="frontier"),
+              kernel=data.draw(KERNELS, label="kernel"), device=device,
+              progress=lambda done, total: calls.append((done, total)))
+    if mode == "sources":
+        S = data.draw(st.lists(st.sampled_from(nodes), unique=True), label="sources") if nodes else []
+        ref = nx.betweenness_centrality_subset(G, S, nodes, normalized=normalized)
+        got = betweenness_centrality(G, sources=S, normalized=normalized, **kw)
+        total = len(S)
+    else:
+        endpoints = data.draw(st.booleans(), label="endpoints")
+        opts = dict(normalized=normalized, endpoints=endpoints)
+        total = len(G)
+        if mode == "k":
+            # k >= 1: k = 0 is refused (networkx divides by zero), test_sampled_sources_match_networkx
+            total = data.draw(st.integers(min(1, len(G)), len(G)), label="k")
+            opts.update(k=total, seed=data.draw(st.integers(0, 2**16), label="seed"))
+        ref = nx.betweenness_centrality(G, **opts)
+        got = betweenness_centrality(G, **opts, **kw)
+    assert got.dtype == np.float64 and got.shape == (len(G),)
+    np.testing.assert_allclose(got, as_array(ref, G), rtol=RTOL, atol=1e-12, equal_nan=True)
+    done = [d for d, _ in calls]
+    assert all(t == total for _, t in calls) and done == sorted(set(done)) and done[-1:] == ([total] if total else [])
+
+
+def sum_parallel_edges(ref, G):
+    """networkx's edge betweenness {(u, v[, key]): value} as {(i, j): value} over vertex indices, a
+    multigraph's parallel edges summed (spla holds them as one arc) and an undirected edge as i <= j."""
+    index = {v: i for i, v in enumerate(G)}
+    out = {}
+    for edge, value in ref.items():
+        i, j = index[edge[0]], index[edge[1]]
+        key = (i, j) if G.is_directed() else (min(i, j), max(i, j))
+        out[key] = out.get(key, 0.0) + value
+    return out
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(G=graphs(max_nodes=12, **ALL_KINDS), data=st.data())
+def test_edge_bc_every_option_on_every_kind_of_graph(G, data, device):
+    """Edge betweenness with k / seed / normalized / batch_size / kernel on both backends: every arc's
+    value is networkx's (a multigraph's parallel edges summed; an undirected edge on both arcs) and the
+    result holds exactly the graph's arcs."""
+    n = len(G)
+    normalized = data.draw(st.booleans(), label="normalized")
+    k = data.draw(st.none() | st.integers(min(1, n), n), label="k")
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    E = edge_betweenness_centrality(G, k=k, seed=seed, normalized=normalized, device=device,
+                                    batch_size=data.draw(BATCHES, label="batch_size"),
+                                    kernel=data.draw(KERNELS, label="kernel"))
+    assert isinstance(E, sp.csc_array) and E.shape == (n, n) and E.dtype == np.float64
+    want = sum_parallel_edges(nx.edge_betweenness_centrality(G, k=k, seed=seed, normalized=normalized), G)
+    arcs = set(want) | ({(j, i) for i, j in want} if not G.is_directed() else set())
+    E = E.tocoo()
+    assert set(zip(E.row.tolist(), E.col.tolist())) == arcs
+    for i, j, value in zip(E.row.tolist(), E.col.tolist(), E.data.tolist()):
+        ref = want[(i, j) if G.is_directed() else (min(i, j), max(i, j))]
+        assert value == pytest.approx(ref, rel=RTOL, abs=1e-12), (i, j)
+
+
+def matrix_inputs(G, device):
+    """G as SciPy CSR and COO (weights as stored values, 0 among them: a stored 0 is an arc), as a dense
+    NumPy array of edge counts (its non-zeros are the arcs) and as spla.Matrix, each with the networkx
+    graph that reads it the same way: a matrix equal to its transpose (pattern and values) is an
+    undirected graph, unless spla.Matrix is told otherwise."""
+    nodes = list(G)
+
+    def read_as(entries):  # {(i, j): value} -> G, or G undirected when the entries are symmetric
+        symmetric = all(entries.get((j, i)) == value for (i, j), value in entries.items())
+        return nx.Graph(G) if symmetric and G.is_directed() else G
+
+    S = nx.to_scipy_sparse_array(G, nodelist=nodes, weight="weight", format="csr")
+    C = S.tocoo()
+    H = read_as(dict(zip(zip(C.row.tolist(), C.col.tolist()), C.data.tolist())))
+    yield "csr", S, H
+    yield "coo", C, H
+    D = nx.to_numpy_array(G, nodelist=nodes, weight=None)
+    yield "dense", D, read_as({(int(i), int(j)): 1.0 for i, j in zip(*np.nonzero(D))})
+    yield "Matrix", spla.Matrix.from_scipy(S, directed=G.is_directed(), device=device), G
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(G=graphs(min_nodes=1, max_nodes=12, weighted=True, min_weight=0.0, max_weight=2.0, **ALL_KINDS),
+       data=st.data())
+def test_matrix_inputs_match_networkx(G, data, device):
+    """SciPy, dense NumPy and spla.Matrix inputs (weighted, with stored zeros, which are arcs; values
+    ignored) give networkx's vertex and edge betweenness and BFS levels, by vertex index."""
+    s = data.draw(st.integers(0, len(G) - 1), label="source")
+    normalized = data.draw(st.booleans(), label="normalized")
+    for what, X, H in matrix_inputs(G, device):
+        nodes = list(H)
+        ref = as_array(nx.betweenness_centrality(H, normalized=normalized), H)
+        got = betweenness_centrality(X, normalized=normalized, device=device)
+        np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12, err_msg=what)
+        got = betweenness_centrality(X, sources=[s], normalized=normalized, device=device)
+        ref = as_array(nx.betweenness_centrality_subset(H, [nodes[s]], nodes, normalized=normalized), H)
+        np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12, err_msg=what)
+        dist = nx.single_source_shortest_path_length(H, nodes[s])
+        np.testing.assert_array_equal(bfs_levels(X, s, device=device), [dist.get(v, -1) for v in H], err_msg=what)
+        E = edge_betweenness_centrality(X, normalized=normalized, device=device).tocoo()
+        want = sum_parallel_edges(nx.edge_betweenness_centrality(H, normalized=normalized), H)
+        for i, j, value in zip(E.row.tolist(), E.col.tolist(), E.data.tolist()):
+            ref = want[(i, j) if H.is_directed() else (min(i, j), max(i, j))]
+            assert value == pytest.approx(ref, rel=RTOL, abs=1e-12), (what, i, j)
+        assert E.nnz == sum(1 if H.is_directed() or i == j else 2 for i, j in want), what
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(G=graphs(min_nodes=1, max_nodes=16, **ALL_KINDS), data=st.data())
+def test_bfs_levels_every_kind_of_graph(G, data, device):
+    """bfs_levels from a node of any kind of graph, with every kernel, on both backends."""
+    s = data.draw(st.sampled_from(list(G)), label="source")
+    dist = nx.single_source_shortest_path_length(G, s)
+    got = bfs_levels(G, s, device=device, kernel=data.draw(KERNELS, label="kernel"))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, [dist.get(v, -1) for v in G])
 
 
 @settings(max_examples=40, deadline=None)
