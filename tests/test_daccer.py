@@ -40,6 +40,13 @@ def test_random_graphs(G, r, device):
     np.testing.assert_array_equal(got, brute_volumes(G, r))
 
 
+@given(G=graphs(), r=st.integers(0, 4), kernel=st.sampled_from(testing.KERNEL_NAMES))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_every_kernel_random(G, r, kernel, device):
+    """kernel= (every name; the GPU's product kernels) at every radius's path, on both backends."""
+    np.testing.assert_array_equal(daccer_volumes(G, r, kernel=kernel, device=device), brute_volumes(G, r))
+
+
 @given(G=graphs(multigraph=False))
 @HSET
 def test_scipy_and_matrix_input(G, device):

@@ -88,6 +88,19 @@ def test_sum_of_distances_with_reach(G, device):
         np.testing.assert_array_equal(reach, ref_reach)
 
 
+@given(G=graphs(), kernel=st.sampled_from(testing.KERNEL_NAMES), wf=st.booleans())
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_every_kernel_random(G, kernel, wf, device):
+    """kernel= (every name; the GPU's product kernels) on every kind of graph, on both backends."""
+    np.testing.assert_allclose(closeness_centrality(G, wf_improved=wf, kernel=kernel, device=device),
+                               arr(nx.closeness_centrality(G, wf_improved=wf), G), rtol=RTOL, atol=1e-14)
+    np.testing.assert_allclose(harmonic_centrality(G, kernel=kernel, device=device), arr(nx.harmonic_centrality(G), G),
+                               rtol=RTOL, atol=1e-14)
+    got, reach = sum_of_distances(G, return_reach=True, kernel=kernel, device=device)
+    np.testing.assert_array_equal(got, brute_sum_of_distances(G))
+    np.testing.assert_array_equal(reach, [len(nx.single_source_shortest_path_length(G, v)) for v in G])
+
+
 def test_sum_of_distances_return_reach_must_be_a_bool():
     with pytest.raises(TypeError, match="return_reach must be True or False, got 'yes'"):
         sum_of_distances(nx.path_graph(3), return_reach="yes")
