@@ -103,6 +103,37 @@ def test_personalization_nstart_dangling(G, data, device):
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=ATOL)
 
 
+@given(G=testing.graphs(0, 14, multi_edges=None, shuffled_nodes=True, weighted=True, weight="w", min_weight=0.0),
+       data=st.data())
+@HSET
+def test_every_option_at_networkx_tolerances(G, data, device):
+    """alpha, personalization, nstart, dangling, max_iter, tol, weight (an attribute name, missing on some
+    edges: weight 1, as networkx; True: "weight", which no edge has; None / False) and kernel together, on
+    weighted graphs of every kind, at networkx's own tolerances: networkx's iterations to rounding, and
+    ConvergenceError exactly where networkx raises PowerIterationFailedConvergence."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    for edge in list(G.edges(keys=True) if G.is_multigraph() else G.edges()):
+        if rng.random() < 0.3:
+            del G.edges[edge]["w"]
+    opts = dict(alpha=data.draw(st.sampled_from([0.85, 0.5, 0.95, 0.0, 0.3]), label="alpha"),
+                tol=data.draw(st.sampled_from([1e-6, 1e-4, 1e-8]), label="tol"),
+                max_iter=data.draw(st.sampled_from([100, 30, 8, 1]), label="max_iter"))
+    for name in ("personalization", "nstart", "dangling"):
+        opts[name] = weights_dict(data.draw, G) if len(G) and data.draw(st.booleans(), label=name) else None
+    w_ours, w_nx = data.draw(st.sampled_from([("w", "w"), (True, "weight"), (None, None), (False, None)]),
+                             label="weight")
+    kernel = data.draw(st.sampled_from(testing.KERNEL_NAMES), label="kernel")
+    try:
+        ref = arr(nx.pagerank(G, weight=w_nx, **opts), G)
+    except nx.PowerIterationFailedConvergence:
+        with pytest.raises(spla.ConvergenceError, match=rf"max_iter={opts['max_iter']}"):
+            pagerank(G, weight=w_ours, kernel=kernel, device=device, **opts)
+        return
+    got = pagerank(G, weight=w_ours, kernel=kernel, device=device, **opts)
+    assert got.dtype == np.float64 and got.shape == (len(G),)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
 # ----------------------------------------------------------------------------- named / real graphs
 NAMED = testing.named_graphs()
 
