@@ -1,5 +1,7 @@
 """degree_centrality against networkx, rank_correlation against scipy.stats."""
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -97,6 +99,28 @@ def test_rank_correlation_matches_scipy(data, n):
     assert rank_correlation(x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
     assert rank_correlation(x, y, "kendall") == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
     assert rank_correlation(x, y, method="Pearson") == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-9)
+
+
+@given(data=st.data(), n=st.integers(2, 12), method=st.sampled_from(["spearman", "kendall", "pearson"]))
+@settings(max_examples=80, deadline=None)
+def test_rank_correlation_ties_constants_nan_and_inf(data, n, method):
+    """The documented edge cases against SciPy: n = 2, ties, a constant input (NaN), a NaN (NaN, as
+    nan_policy="propagate") and an infinity (NaN for pearson)."""
+    values = st.sampled_from([0.0, 1.0, 1.0, 2.5, -3.0, np.nan, np.inf, -np.inf])
+    x = np.array(data.draw(st.lists(values, min_size=n, max_size=n), label="x"))
+    y = np.array(data.draw(st.lists(values, min_size=n, max_size=n), label="y"))
+    scipy_fn = {"spearman": stats.spearmanr, "kendall": stats.kendalltau, "pearson": stats.pearsonr}[method]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SciPy warns on constant inputs and on inf - inf
+        want = float(scipy_fn(x, y).statistic)
+        got = rank_correlation(x, y, method)
+    assert isinstance(got, float)
+    assert got == pytest.approx(want, abs=1e-12, nan_ok=True)
+    constant = len(set(x.tolist())) == 1 or len(set(y.tolist())) == 1
+    if np.isnan(x).any() or np.isnan(y).any() or constant:
+        assert np.isnan(got)
+    if method == "pearson" and not (np.isfinite(x).all() and np.isfinite(y).all()):
+        assert np.isnan(got)
 
 
 def test_rank_correlation_known_values():
