@@ -203,6 +203,25 @@ def test_from_scipy_round_trip(M, directed):
         assert A.directed == (not (S.shape[0] == S.shape[1] and (S != S.T).nnz == 0))
 
 
+@settings(max_examples=scaled(60), deadline=None)
+@given(M=matrices(max_rows=9, pattern=False, dtype=[np.float64, np.int64, np.bool_]),
+       directed=st.sampled_from([None, True]))
+def test_from_scipy_dense_array_is_its_nonzeros(M, directed):
+    """A dense 2-D NumPy array (what every algorithm takes besides SciPy, spla.Matrix and networkx):
+    its non-zero entries are the arcs, as networkx's from_numpy_array reads it, values kept (all 1 or
+    True: pattern-only), an array equal to its transpose undirected unless directed=True."""
+    D = M.to_scipy().toarray()
+    A = spla.Matrix.from_scipy(D, directed=directed, device="cpu")
+    assert_same_matrix(A, sp.csc_array(D), pattern=bool(np.all(D[D != 0] == 1)))
+    square = D.shape[0] == D.shape[1]
+    assert A.directed == (directed is True or not (square and np.array_equal(D, D.T)))
+    if square and D.shape[0]:
+        H = nx.from_numpy_array(D, create_using=nx.DiGraph)
+        assert A.nnz == H.number_of_edges()
+        assert all(present for present in (to_dense(A)[1][i, j] for i, j in H.edges))
+    check_invariants(A)
+
+
 # =============================================================================== from_edges
 def test_from_edges_merges_duplicates_and_keeps_self_loops():
     src, dst = np.array([0, 0, 1, 2, 2]), np.array([1, 1, 2, 2, 2])
