@@ -15,7 +15,7 @@ Conventions
 * Everything else (graph size, directedness and why, device, kernel and why, timings,
   top-N tables, correlations, progress bars) goes to stderr.
 * Bad input gets one line ``spla: error: ...`` on stderr and exit status 2; PageRank that
-  does not converge within ``--max-iter`` exits 3; Ctrl-C exits with 130; an unexpected
+  does not converge within ``--max-iter`` exits 3; Ctrl-C exits with 130, SIGTERM with 143; an unexpected
   failure prints ``spla: internal error: ...`` and exits 1 (``SPLA_DEBUG=1`` shows its
   traceback).
 * Self-loops count where networkx counts them: in pagerank (an arc i -> i), degree (twice)
@@ -35,9 +35,11 @@ import inspect
 import math
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 
@@ -49,6 +51,7 @@ from .io import GraphFormatError, check_weights, read_graph
 __all__ = ["main", "MEASURES", "bundled_graph", "estimate_device_memory", "ProgressBar"]
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_NOT_CONVERGED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143, as a shell reports a process that SIGTERM ended
 
 #: the graph used when no GRAPH is given (in the installed package's data/ folder)
 BUNDLED_FILE = "power.graph.gz"
@@ -436,6 +439,7 @@ def _correlation_lines(results, keys) -> list:
 
     lines = []
     constant = {k: _constant(np.asarray(results[k], dtype=np.float64)) for k in keys}
+    has_nan = {k: not constant[k] and bool(np.isnan(np.asarray(results[k], dtype=np.float64)).any()) for k in keys}
     for method in ("spearman", "pearson"):
         if lines:
             lines.append("")
@@ -445,8 +449,8 @@ def _correlation_lines(results, keys) -> list:
         for a in keys:
             row = f"{a:<{w}}"
             for b in keys:
-                if constant[a] or constant[b]:
-                    r = math.nan  # undefined (one measure is the same everywhere), the diagonal too
+                if constant[a] or constant[b] or has_nan[a] or has_nan[b]:
+                    r = math.nan  # undefined (a measure the same everywhere, or nan somewhere), the diagonal too
                 else:
                     r = 1.0 if a == b else algorithms.rank_correlation(
                         np.asarray(results[a], dtype=np.float64), np.asarray(results[b], dtype=np.float64),
@@ -458,6 +462,9 @@ def _correlation_lines(results, keys) -> list:
         one = len(same) == 1
         lines.append(f"(nan: {', '.join(same)} {'is' if one else 'are'} the same for every vertex, so "
                      f"correlations with {'it' if one else 'them'} are undefined)")
+    for k in keys:
+        if has_nan[k]:
+            lines.append(f"(nan: {k} is nan at some vertices, so its correlations are undefined{_nan_reason(k)})")
     return lines
 
 
@@ -748,7 +755,7 @@ def _device(value: str) -> str:
 def _add_graph_options(p):
     p.add_argument("graph", nargs="?", metavar="GRAPH",
                    help="graph file: Matrix Market (.mtx), METIS (.graph), or an edge list (.txt, .csv, "
-                        ".tsv, .edges, ...), optionally .gz/.bz2; '-' reads stdin (give --format unless it is "
+                        ".tsv, .edges, ...), optionally .gz/.bz2/.xz; '-' reads stdin (give --format unless it is "
                         "Matrix Market); default: the bundled US power grid")
     p.add_argument("--format", choices=("mtx", "edgelist", "metis"), default=None,
                    help="file format (default: from the extension, or a %%%%MatrixMarket banner)")
@@ -794,7 +801,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kernel", type=_kernel, default="auto", metavar="{auto,scCSC,veCSC,scCOOC,push}",
                    help="GPU product kernel (default auto: chosen from the scale-free metric, and push or pull per BFS level)")
     c.add_argument("--out", default=None, metavar="FILE",
-                   help="write the table here (.csv, .tsv; .gz compresses; - is stdout) instead of stdout")
+                   help="write the table here (.csv, .tsv or .tab; .gz compresses; - is stdout) instead of stdout")
     c.add_argument("--top", type=int, default=10, metavar="N", help="top-N table per measure on stderr "
                                                                      "(default 10, 0: none)")
     c.add_argument("--correlations", action="store_true",
@@ -817,8 +824,26 @@ def _error(message: str):
     print(f"spla: error: {text}", file=sys.stderr, flush=True)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the process is, so that the output's cleanup runs as for Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def main(argv=None) -> int:
     """Entry point of the ``spla`` command; returns the exit status."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main_thread else None
+    try:
+        return _main(argv)
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _main(argv) -> int:
     debug = bool(os.environ.get("SPLA_DEBUG"))
     parser = build_parser()
     command = None
@@ -832,6 +857,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("spla: interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
+    except _Terminated:
+        print("spla: terminated", file=sys.stderr, flush=True)
+        return EXIT_TERMINATED
     except UsageError as e:
         hint = f" (see 'spla {command} --help')" if command and "--" in str(e) else ""
         _error(f"{e}{hint}")

@@ -467,6 +467,20 @@ def test_ignored_options_are_noted(tmp_path, fake):
 
 
 @pytest.mark.skipif(not real_algorithms(), reason="the algorithms package cannot be imported")
+def test_correlations_of_a_measure_with_nan_values_are_nan_and_say_why(tmp_path):
+    """--samples 1 makes networkx's betweenness estimate nan at some vertices: its correlations are
+    nan, and a note says why (the others' stay numbers)."""
+    write(tmp_path, "p.txt", "0 1\n1 2\n2 3\n3 4\n4 5\n1 6\n")
+    res = spla_cmd("centrality", "p.txt", "--undirected", "--measures", "bc,degree,closeness", "--samples", "1",
+                   "--seed", "3", "--correlations", "--device", "cpu", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "(nan: bc is nan at some vertices, so its correlations are undefined: with --samples 1" in res.stderr
+    rows = [line.split() for line in res.stderr.splitlines() if line.split()[:1] in (["bc"], ["closeness"])]
+    rows = [r for r in rows if len(r) == 4]  # the two matrices' rows
+    assert len(rows) == 4 and all(r[1] == "nan" for r in rows), res.stderr  # bc's column, its diagonal too
+    assert all(r[2] != "nan" for r in rows if r[0] == "closeness"), res.stderr
+
+
 def test_correlations_of_a_constant_measure_are_nan(tmp_path):
     """On a cycle every measure is constant: the correlations (the diagonal too) are nan, said once, and
     SciPy's ConstantInputWarning does not reach stderr."""
@@ -492,7 +506,10 @@ def test_gzip_output(tmp_path, fake):
     assert gzip.decompress((tmp_path / "o.csv.gz").read_bytes()).decode().startswith("vertex,degree\n1,")
 
 
-def test_ctrl_c_stops_quickly_with_130_and_no_output(tmp_path, fake):
+@pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_or_sigterm_stops_quickly_with_no_output(tmp_path, fake, sig, status, word):
+    """Ctrl-C (SIGINT) and SIGTERM (a job scheduler's, `kill`'s) both stop the run within about a
+    second, print one line, keep the old output file and leave no temporary file behind."""
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     out = write(tmp_path, "out.csv", "precious\n")
     marker = tmp_path / "started"
@@ -510,15 +527,15 @@ def test_ctrl_c_stops_quickly_with_130_and_no_output(tmp_path, fake):
             time.sleep(0.05)
         time.sleep(0.3)
         t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=30)
         elapsed = time.monotonic() - t0
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == status, stderr
     assert elapsed < 1.0 + 1.0, f"took {elapsed:.2f} s to stop"  # 1 s, plus slack for a loaded machine
-    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert stderr.endswith(f"\nspla: {word}\n") and "Traceback" not in stderr, stderr
     assert stdout == ""
     assert out.read_text() == "precious\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.csv", "started"]
