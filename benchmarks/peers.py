@@ -86,19 +86,28 @@ def networkit_threads() -> int | None:
 
 
 def networkit_bc(g):
-    """Exact BC over all sources with NetworKit (unnormalised, networkx's halving for
-    undirected graphs is NetworKit's convention too)."""
+    """Exact BC over all sources with NetworKit, unnormalised as networkx's.
+
+    NetworKit sums the dependencies of every source, so on an undirected graph each
+    unordered pair counts twice; networkx (and igraph) halve that sum.  The scores are
+    halved here for undirected graphs (an O(n) pass)."""
     import networkit as nk  # type: ignore
 
     algo = nk.centrality.Betweenness(g, normalized=False)
     algo.run()
-    return np.asarray(algo.scores())
+    scores = np.asarray(algo.scores())
+    return scores if g.isDirected() else scores / 2
 
 
 def networkit_closeness(g):
-    """Closeness of all vertices with NetworKit (generalised variant = networkx's wf_improved)."""
+    """Closeness of all vertices with NetworKit (normalised generalised variant = networkx's
+    wf_improved).  NetworKit measures the distances *from* a vertex along out-arcs; networkx
+    (and spla) use the incoming distances of a directed graph, so a directed graph is
+    transposed first (an O(m) pass)."""
     import networkit as nk  # type: ignore
 
+    if g.isDirected():
+        g = nk.graphtools.transpose(g)
     algo = nk.centrality.Closeness(g, True, nk.centrality.ClosenessVariant.Generalized)
     algo.run()
     return np.asarray(algo.scores())
@@ -121,7 +130,24 @@ def igraph_bc(g):
 
 
 def igraph_closeness(g):
-    return np.asarray(g.closeness(mode="in" if g.is_directed() else "all"))
+    """Closeness of all vertices with igraph, scaled to networkx's wf_improved variant.
+
+    igraph's normalised closeness is (r - 1) / (sum of distances to the r - 1 vertices
+    that reach the vertex), NaN where none does; networkx multiplies that by
+    (r - 1) / (n - 1) (Wasserman and Faust).  r comes from the connected components of an
+    undirected graph (an O(n + m) pass); for a directed graph it needs the in-reach of every
+    vertex, one more BFS per vertex, which this call's time then includes."""
+    n = g.vcount()
+    if n <= 1:
+        return np.zeros(n)
+    directed = g.is_directed()
+    c = np.asarray(g.closeness(mode="in" if directed else "all"), np.float64)
+    if directed:
+        reach = np.asarray(g.neighborhood_size(order=n, mode="in"), np.float64)
+    else:
+        cc = g.connected_components()
+        reach = np.asarray(cc.sizes(), np.float64)[np.asarray(cc.membership)]
+    return np.where(reach > 1, np.nan_to_num(c) * (reach - 1) / (n - 1), 0.0)
 
 
 def have(module: str) -> bool:
