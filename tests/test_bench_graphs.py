@@ -383,3 +383,32 @@ def test_measure_checks_the_timed_calls_too(tmp_path):
 
     table = _problems(b.data["records"])
     assert "check failed" in table and "unchecked" in table and "| m2 s |" not in table
+
+
+@pytest.mark.parametrize("peer", ["networkit", "igraph"])
+@pytest.mark.parametrize("directed", [False, True])
+def test_peers_compute_networkx_quantities(peer, directed):
+    """NetworKit's and igraph's BC and closeness, as benchmarks/peers.py calls them, equal
+    networkx's unnormalised BC and wf_improved closeness (incoming distances when directed) on a
+    graph with two components, isolated vertices, a self-loop and both arcs of each edge listed."""
+    pytest.importorskip(peer)
+    from benchmarks import peers
+
+    n = 30
+    Gx = nx.gnp_random_graph(18, 0.2, seed=3, directed=directed)
+    Gx.add_nodes_from(range(n))
+    Gx.add_edges_from((u + 20, v + 20) for u, v in nx.gnp_random_graph(8, 0.5, seed=4, directed=directed).edges())
+    Gx.add_edge(2, 2)
+    src = np.array([u for u, _ in Gx.edges()])
+    dst = np.array([v for _, v in Gx.edges()])
+    if not directed:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    make = peers.networkit_graph if peer == "networkit" else peers.igraph_graph
+    bc = peers.networkit_bc if peer == "networkit" else peers.igraph_bc
+    cl = peers.networkit_closeness if peer == "networkit" else peers.igraph_closeness
+    g = make(src, dst, n, directed)
+    want_bc = nx.betweenness_centrality(Gx, normalized=False)
+    want_cl = nx.closeness_centrality(Gx)
+    np.testing.assert_allclose(np.asarray(bc(g), float), [want_bc[v] for v in range(n)], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.nan_to_num(np.asarray(cl(g), float)), [want_cl[v] for v in range(n)],
+                               rtol=1e-9, atol=1e-12)
