@@ -53,8 +53,9 @@ TARGETS = {
 
 #: Other seeds, for the record (no comparable number to print).
 NOTES = {
-    "cudaccer": "CUDACCER ran 3-7x slower than a 32-core CPU at radius 2; its layered neighbour "
-                "lists cost it 98% of its time there.",
+    "cudaccer": "CUDACCER ran 3-7x slower (median per minimum degree 1-4) than DACCER on 32 CPU "
+                "cores (a 4-node OpenMP/MPI cluster) at radius 2; its layered neighbour lists "
+                "(kernel FillEakD) took up to 98% of its time there.",
     "sriram": "Sriram et al. Table 1 used R-MAT scales 12-19 with 2^12 sampled sources.",
     "yin": "Yin et al. Table 3: Pearson correlations of BC, closeness and PageRank on "
            "musae-facebook and wave.",
