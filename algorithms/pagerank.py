@@ -166,7 +166,8 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     last = "no iteration ran" if err is None else f"the last change Σ|x - x_prev| = {err:.6g} is not below n·tol = {n * tol:.6g}"
     raise spla.ConvergenceError(
         f"pagerank did not converge within max_iter={max_iter} iterations: {last} "
-        "(networkx raises PowerIterationFailedConvergence here); raise max_iter or tol")
+        "(networkx raises PowerIterationFailedConvergence here); raise max_iter or tol",
+        iterations=max_iter, last_change=err)
 
 
 #: an edge attribute no edge has: from_networkx then gives every edge the default weight 1

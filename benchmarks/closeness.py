@@ -58,7 +58,7 @@ def run(b: Bench) -> None:
     for name, A, gf in b.each_graph(NAME, GRAPHS[b.opts.mode]):
         n = gf["n"]
         src, dst, _, directed = b.graph(name)
-        ref_in = b.ref(name).T.tocsr() if directed else b.ref(name)
+        ref_in = b.ref_in(name)
         check = sample_check(b, name, lambda vs: closeness_of(ref_in, vs))
 
         def keep(got, check=check, name=name):

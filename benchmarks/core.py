@@ -389,6 +389,14 @@ class Bench:
                 self.data["graphs"][name]["reference_from"] = "scipy (independent of spla)"
         return ent["ref"]
 
+    def ref_in(self, name: str):
+        """SciPy CSR of the reference's transpose, row v = the arcs into v (``ref_in @ x`` is
+        ``x +.* A``, and its BFS follows incoming arcs); the reference itself when undirected.  Cached."""
+        ent = self._entry(name)
+        if "ref_in" not in ent:
+            ent["ref_in"] = self.ref(name).T.tocsr() if ent["edges"][3] else self.ref(name)
+        return ent["ref_in"]
+
     def nx_graph(self, name: str):
         """networkx graph of ``name`` (vertices 0..n-1), cached."""
         ent = self._entry(name)

@@ -102,8 +102,7 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
 
     rng = np.random.default_rng(0)
     u_h = rng.random(n_rows, dtype=np.float32)
-    ref = b.ref(name)  # SciPy CSR of A (float64 ones)
-    AT = ref.T.tocsr() if b.graph(name)[3] else ref  # undirected: A^T = A
+    AT = b.ref_in(name)  # SciPy CSR of A^T (float64 ones)
     y_ref = AT @ u_h.astype(np.float64)
     u = xp.asarray(u_h)
 

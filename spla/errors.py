@@ -44,4 +44,13 @@ class InvalidGraph(SplaError, ValueError):
 
 
 class ConvergenceError(SplaError, RuntimeError):
-    """An iterative algorithm did not converge within its iteration limit."""
+    """An iterative algorithm did not converge within its iteration limit.
+
+    ``iterations`` (int or None): how many iterations ran (networkx's
+    ``PowerIterationFailedConvergence.num_iterations``); ``last_change`` (float or None): the
+    convergence measure after the last one (PageRank: Σ|x - x_prev|)."""
+
+    def __init__(self, message, *, iterations=None, last_change=None):
+        super().__init__(message)
+        self.iterations = iterations
+        self.last_change = last_change

@@ -186,8 +186,12 @@ def test_non_convergence_raises(device):
         pagerank(G, max_iter=3, device=device)
     assert isinstance(info.value, RuntimeError)
     assert "last change" in str(info.value)
-    with pytest.raises(spla.ConvergenceError, match="max_iter=0"):
+    # as networkx's num_iterations: how many ran, and the change the last one left (> n·tol)
+    assert info.value.iterations == 3 and info.value.last_change > G.number_of_nodes() * 1e-6
+    assert f"{info.value.last_change:.6g}" in str(info.value)
+    with pytest.raises(spla.ConvergenceError, match="max_iter=0") as info:
         pagerank(G, max_iter=0, device=device)
+    assert info.value.iterations == 0 and info.value.last_change is None
 
 
 @pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])

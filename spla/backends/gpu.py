@@ -891,6 +891,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     acc = i32(ACCUM_CODES[accum])
     group = vecsc_group_size(A, k, _resident_blocks(device_id) * BLOCK) if kernel == "veCSC" else 1
     variant, threads_per_block = "", BLOCK  # the kernel's mode and block, for the DEBUG line
+    debug = log.isEnabledFor(logging.DEBUG)  # the variants below are formatted only for that line
     tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
     listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
         ncols * group, device_id)
@@ -913,7 +914,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         chunks = _tile_chunk_mode(split, ncols, direct, can_split)
         R, tile_block = _tile_geometry(ncols, device_id)
         group_max = _tile_group(cp, A, colptr)
-        variant = (f" (tiles of {32 * R} columns, up to {group_max} lanes a column"
+        variant = debug and (f" (tiles of {32 * R} columns, up to {group_max} lanes a column"
                    + (f", {split['nchunks']} long-column chunks {chunks}" if chunks else "") + ")")
         ntiles = -(-ncols // (32 * R))
         threads_per_block = tile_block
@@ -971,7 +972,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                             i64(split["long_len"] if split is not None else 0),
                                             i32(1 if direct and becomes else 0), vec4, worklist, count))
         if split is not None:
-            variant = (f" (columns over {split['long_len']} entries cut into {split['nchunks']} chunks, "
+            variant = debug and (f" (columns over {split['long_len']} entries cut into {split['nchunks']} chunks, "
                        + ("added into out)" if direct else "reduced through a buffer)"))
             _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
                                flags, vec4)
@@ -987,7 +988,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 y[items["multi_cols"]] = sr.add.identity(dtype)  # their items ADD into it
             nitems = items["nitems"]
             grid = max(1, min(-(-nitems // (BLOCK // group)), _resident_blocks(device_id), MAX_BLOCKS))
-            variant = f" (rows, {nitems} items of at most {chunk} entries, longest first)"
+            variant = debug and f" (rows, {nitems} items of at most {chunk} entries, longest first)"
             # Y<mask> = U +.* A, a group of lanes per work item of one column
             funcs["veCSC_rows_items"]((grid,), (BLOCK,), (
                 items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
@@ -1015,7 +1016,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         if nnz:
             funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
                                                  i32(mode), i64(nnz), i64(k)))
-        variant = (" (no entries: nothing launched" if not nnz else " (atomics into "
+        variant = debug and (" (no entries: nothing launched" if not nnz else " (atomics into "
                    + ("a buffer of the identity, merged into out" if merge else "the output")) + ")"
         if merge:
             _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
@@ -1036,7 +1037,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                                i64(nin), i64(k), i32(group),
                                                i64(split["long_len"] if split is not None else 0),
                                                worklist, count))
-            variant = (" (atomics into " + ("a buffer of the identity, merged into out" if merge else "the output")
+            variant = debug and (" (atomics into " + ("a buffer of the identity, merged into out" if merge else "the output")
                        + (f"; inputs over {split['long_len']} entries cut into {split['nchunks']} chunks"
                           if split is not None else "") + ")")
             if split is not None:
@@ -1048,7 +1049,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             variant = " (no entries or inputs: nothing launched)"
         if merge:
             _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
-    if log.isEnabledFor(logging.DEBUG):
+    if debug:
         log.debug("gpu vxm: kernel=%s%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
                   "mask=%s%s accum=%s out=%s replace=%s", kernel, variant, add, mul, " (swapped)" if swap else "",
                   dtype, index_dtype, "pattern" if pattern else "valued", k, grid, threads_per_block, group,
