@@ -292,6 +292,13 @@ def _check_output_path(out, graph=None):
         if not os.access(out, os.W_OK):
             raise UsageError(f"--out {out}: cannot write to it (permission denied)")
         return
+    if os.path.isfile(out):
+        # the table replaces the file by a rename, which its own permissions do not stop: honour them
+        # (root included, as rm and cp -i do)
+        mode = os.stat(out).st_mode & 0o777
+        if not mode & 0o222 or not os.access(out, os.W_OK):
+            raise UsageError(f"--out {out}: the file is write-protected (mode {mode:04o}); make it writable "
+                             f"(chmod u+w {out}) or choose another name")
     parent = os.path.dirname(os.path.realpath(out))  # through a symlink, its target is written
     if not os.path.isdir(parent):
         raise UsageError(f"--out {out}: directory {parent} does not exist")
@@ -680,7 +687,14 @@ def cmd_info(args) -> int:
     device = _resolve_device(args.device)
     g, name, description = _load(args, lambda text="": None)
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
-    deg_out = _host(A.out_degree())
+    import algorithms
+    from algorithms.degree import degree_parts
+
+    # degrees as networkx counts them (and the degree measure reports them): a self-loop adds 2 to an
+    # undirected vertex's degree, 1 to a directed vertex's out- and in-degree
+    AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if g.self_loops else A
+    _, arcs_out, arcs_in, loops = degree_parts(AL)
+    deg_out = _host(arcs_out if g.directed else arcs_out + loops)
     out(f"graph              {description}")
     for note in g.notes:
         out(f"note               {note}")
@@ -702,15 +716,16 @@ def cmd_info(args) -> int:
     else:
         out("weights            none")
     label = "out-degree" if g.directed else "degree"
-    out(f"{label:<19}max {int(deg_out.max()):,}, mean {deg_out.mean():.3f}, std {deg_out.std():.3f}")
+    loop_note = "" if not g.self_loops else \
+        " (self-loops count once)" if g.directed else " (a self-loop counts twice, as in networkx)"
+    out(f"{label:<19}max {int(deg_out.max()):,}, mean {deg_out.mean():.3f}, std {deg_out.std():.3f}{loop_note}")
     if g.directed:
-        deg_in = _host(A.in_degree())
-        out(f"{'in-degree':<19}max {int(deg_in.max()):,}, mean {deg_in.mean():.3f}, std {deg_in.std():.3f}")
+        deg_in = _host(arcs_in)
+        out(f"{'in-degree':<19}max {int(deg_in.max()):,}, mean {deg_in.mean():.3f}, std {deg_in.std():.3f}"
+            f"{loop_note}")
     out(f"scale-free metric  {spla.scale_free_metric(A):.6g}")
     out(f"kernel             {_kernel_text(A, 'auto')}")
     out(f"device             {A.device}")
-
-    import algorithms
 
     src = int(np.argmax(deg_out))
     t0 = time.perf_counter()

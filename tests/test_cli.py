@@ -369,6 +369,24 @@ def test_success_replaces_output_atomically_keeping_its_mode(tmp_path, fake):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "out.csv"]
 
 
+def test_write_protected_output_is_refused_before_computing(tmp_path, fake):
+    """A read-only (0444) --out file is not replaced, though a rename could (root too, as rm asks)."""
+    write(tmp_path, "g.txt", "1 2\n2 3\n")
+    out = write(tmp_path, "out.csv", "precious\n")
+    out.chmod(0o444)
+    (tmp_path / "link.csv").symlink_to("out.csv")
+    try:
+        for name in ("out.csv", "link.csv"):
+            res = spla_cmd("centrality", "g.txt", "--measures", "degree", "--out", name, cwd=tmp_path, fake_dir=fake)
+            assert_one_line_error(res, rf"--out {name}: the file is write-protected \(mode 0444\); make it "
+                                       rf"writable \(chmod u\+w {name}\) or choose another name")
+            assert "computing" not in res.stderr.lower()
+        assert out.read_text() == "precious\n" and (out.stat().st_mode & 0o777) == 0o444
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["g.txt", "link.csv", "out.csv"]
+    finally:
+        out.chmod(0o644)
+
+
 def test_output_through_a_symlink_and_to_stdout(tmp_path, fake):
     """--out through a symlink replaces the link's target and keeps the link; --out - is stdout."""
     write(tmp_path, "g.txt", "1 2\n2 3\n")
@@ -601,6 +619,25 @@ def test_info_on_bundled_graph(tmp_path):
                  "degree             max 19", "scale-free metric", "kernel", "BFS depth", "device memory"):
         assert text in out, (text, out)
     assert re.search(r"^  bc +\d", out, re.M)
+
+
+@needs_algorithms
+@pytest.mark.parametrize("directed", [False, True])
+def test_info_degrees_count_self_loops_as_networkx(tmp_path, directed):
+    """info's degree lines are networkx's: a loop adds 2 to an undirected degree, 1 to out and in."""
+    nx = pytest.importorskip("networkx")
+    arcs = [(1, 1), (1, 2), (2, 3), (3, 3), (1, 3)]
+    write(tmp_path, "g.txt", "".join(f"{u} {v}\n" for u, v in arcs))
+    args = ("info", "g.txt", "--directed" if directed else "--undirected")
+    res = spla_cmd(*args, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    G = (nx.DiGraph if directed else nx.Graph)(arcs)
+    lines = [("out-degree", G.out_degree), ("in-degree", G.in_degree)] if directed else [("degree", G.degree)]
+    for label, view in lines:
+        d = np.array([k for _, k in view])
+        loops = "(self-loops count once)" if directed else "(a self-loop counts twice, as in networkx)"
+        text = f"{label:<19}max {d.max():,}, mean {d.mean():.3f}, std {d.std():.3f} {loops}"
+        assert text in res.stdout, (text, res.stdout)
 
 
 def test_graph_from_stdin(tmp_path, fake):
