@@ -61,6 +61,7 @@ import scipy.sparse as sp
 
 import spla
 from spla import selection
+from spla.device import any_true
 
 from ._common import (as_list, as_matrix, check_progress, check_sources, free_device_bytes, is_networkx_graph,
                       on_graph_device, pattern_of, to_numpy)
@@ -448,7 +449,7 @@ def _locality_order(P, src, kb):
         # frontier<!reached, replace> = frontier min.first A       (a seed's label spreads one level)
         frontier = spla.vxm(frontier, P, "min_first", mask=reached, complement=True)
         new = frontier != absent
-        if not bool(new.any()):
+        if not any_true(new):
             break
         label = xp.where(new, frontier, label)
         dist = xp.where(new, d, dist)

@@ -15,6 +15,8 @@ import numpy as np
 
 import spla
 
+from spla.device import any_true
+
 from ._common import as_matrix, check_sources, is_networkx_graph, on_graph_device, to_numpy
 
 
@@ -52,7 +54,7 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
         d += 1
         # frontier<!reached, replace> = frontier any.pair A
         frontier = spla.vxm(frontier, M, "any_pair", mask=reached, complement=True, kernel=kernel)
-        if not bool(frontier.any()):
+        if not any_true(frontier):
             break
         level[frontier] = d
         reached |= frontier

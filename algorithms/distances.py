@@ -65,6 +65,7 @@ import numpy as np
 
 import spla
 import spla.bits
+from spla.device import any_true
 from spla.errors import DeviceMemoryError
 
 from . import _common
@@ -250,7 +251,7 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
             c = spla.bits.weighted_rowsum(vis)   # c_d(t) = popcount of row t = sources within distance d
             if prev is not None:
                 new = c - prev                   # sources at distance exactly d
-                if not bool(new.any()):
+                if not any_true(new != 0):
                     break                        # no row grew: every BFS of the block is over
                 dist += d * new
                 if harmonic:

@@ -31,6 +31,7 @@ import numbers
 import numpy as np
 
 import spla
+from spla.device import any_true
 
 from . import _common
 from ._common import as_matrix, on_graph_device, pattern_of, to_numpy
@@ -134,7 +135,7 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
         inv_w = xp.where(is_dangling, 0.0, 1.0 / xp.where(is_dangling, 1.0, w))
     _check_out_weights(w, inv_w, xp)
     dangling_f = is_dangling.astype(np.float64)
-    has_dangling = bool(is_dangling.any())
+    has_dangling = any_true(is_dangling)
     teleport = (1.0 - alpha) * p
 
     same_dw = dw is p
@@ -192,7 +193,7 @@ def _check_out_weights(w, inv_w, xp):
     """Refuse out-weights whose sum overflows float64 or whose reciprocal does (a subnormal sum): the
     transition probabilities A[i, j] / w(i) would be 0 or inf, and the result would not be a distribution."""
     bad = xp.isinf(w) | xp.isinf(inv_w)
-    if bool(bad.any()):
+    if any_true(bad):
         i = int(xp.flatnonzero(bad)[0])
         raise spla.InvalidGraph(
             f"pagerank: vertex {i}'s out-weight {float(w[i]):.6g} has no finite reciprocal in float64 (its weights "
@@ -205,11 +206,11 @@ def _check_weights(M):
     v = M.values
     xp = M.xp
     if v.dtype.kind == "f":
-        if bool(xp.isnan(v).any()):
+        if any_true(xp.isnan(v)):
             raise spla.InvalidGraph("pagerank: the graph has NaN edge weights; PageRank needs finite weights >= 0")
-        if bool(xp.isinf(v).any()):
+        if any_true(xp.isinf(v)):
             raise spla.InvalidGraph("pagerank: the graph has infinite edge weights; PageRank needs finite weights >= 0")
-    if v.dtype.kind in "fi" and bool((v < 0).any()):
+    if v.dtype.kind in "fi" and any_true(v < 0):
         raise spla.InvalidGraph(f"pagerank: the graph has negative edge weights (min {float(v.min())}); PageRank "
                                 "needs weights >= 0 (or pass weight=False)")
 

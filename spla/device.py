@@ -150,6 +150,26 @@ def to_numpy(x):
     return x.get()
 
 
+# Bool reductions.  CuPy reduces bool arrays (any, sum, count_nonzero) with CUB block reductions that it
+# compiles on first use, 3.4-6 s each and again for arrays under 2,048 elements (a first run on a machine
+# paid 12 s for ``any`` alone), or without that accelerator in one thread block (``any`` of 1e7 bools:
+# 3.3 ms).  Reductions whose input and output dtypes are equal (max of uint8, sum of int64) go to the
+# device-wide CUB reductions that CuPy ships compiled: 13-75 us from 1e3 to 1e8 elements, nothing to
+# compile (H100, tools/probe_reductions.py).
+def any_true(x) -> bool:
+    """Whether the bool array ``x`` (NumPy or CuPy, any shape, empty allowed) has a True element."""
+    if isinstance(x, np.ndarray) or x.size == 0:
+        return bool(x.any())
+    return bool(x.view(np.uint8).max())  # a CuPy bool is one byte, 0 or 1
+
+
+def count_true(x) -> int:
+    """The number of True elements of the bool array ``x`` (NumPy or CuPy, any shape)."""
+    if isinstance(x, np.ndarray) or x.size == 0:
+        return int(np.count_nonzero(x)) if isinstance(x, np.ndarray) else 0
+    return int(x.astype(np.int64).sum())
+
+
 class HostCopy:
     """A page-locked host copy of a small device array, for a loop that reads a few values per step.
 

@@ -6,6 +6,8 @@ import subprocess
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spla
 from spla import device as _dev
@@ -114,3 +116,29 @@ def test_kernel_name_compiles(tmp_path):
     done = subprocess.run([shutil.which("nvcc"), "-arch", "sm_90", "-ptx", "-o", str(tmp_path / "k.ptx"), str(src)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_bool_reductions_match_numpy(device, data):
+    """spla.device.any_true / count_true (the GPU's bool reductions without a first-use compile) give
+    NumPy's any / count_nonzero: empty, 0-d, 2-D, strided views, sizes around CuPy's 2,048-element
+    specialisation."""
+    n = data.draw(st.sampled_from([0, 1, 2, 31, 2047, 2048, 2049, 5000]))
+    density = data.draw(st.sampled_from([0.0, 1e-3, 0.5, 1.0]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = rng.random(n) < density
+    if n and data.draw(st.booleans()):
+        x[rng.integers(n)] = True
+    shape = data.draw(st.sampled_from(["1-D", "0-d", "2-D", "strided"]))
+    if shape == "0-d":
+        x = np.array(bool(x[0]) if n else False)
+    elif shape == "2-D":
+        x = x[: n - n % 3].reshape(-1, 3)
+    d = _dev.to_device(x, device)
+    if shape == "strided":  # every third element of a device array: a view, not a contiguous copy
+        d = _dev.to_device(np.repeat(x, 3), device)[::3]
+    assert _dev.any_true(d) is bool(x.any())
+    got = _dev.count_true(d)
+    assert type(got) is int and got == int(np.count_nonzero(x))

@@ -316,3 +316,16 @@ def test_choose_kernel_arguments(device):
     for bad in (-1, 1.5, None, True, "8"):
         with pytest.raises(ValueError, match=r"choose_kernel: k must be an integer >= 0"):
             spla.choose_kernel(A, k=bad)
+
+
+@settings(max_examples=40, deadline=None)
+@given(S=matrices(max_rows=30, max_cols=30))
+def test_column_stats_are_the_column_lengths_max_and_mean(device, S):
+    """The selection rule's column statistics: the longest column and the mean column length (computed as
+    nnz / ncols, which must equal the mean of the lengths exactly)."""
+    from spla.selection import _column_stats
+
+    A = S.to(device)
+    lengths = np.diff(A.to_scipy().tocsc().indptr)
+    want = (int(lengths.max()), float(lengths.mean())) if A.shape[1] else (0, 0.0)
+    assert _column_stats(A) == want

@@ -3,8 +3,8 @@
 The CUDA source lives in ``spla/kernels/spmv.cuh`` (SpMV) and ``spla/kernels/bits.cuh`` (bit
 words).  Kernels are C++ templates over (ADD monoid, MUL operator, domain T, index type I,
 pattern-or-valued); this module compiles them at run time with CuPy's NVRTC path
-(``cupy.RawModule(..., name_expressions=...)``), one module per
-(ADD, MUL, T, I, pattern, device), cached for the life of the process (CuPy also keeps the
+(``cupy.RawModule(..., name_expressions=...)``), each kernel of an (ADD, MUL, T, I, pattern, device)
+as a module of its own when first used, cached for the life of the process (CuPy also keeps the
 compiled binaries in its on-disk kernel cache).  See ``docs/kernels.md`` for the thread
 mappings and the bytes moved per arc.
 
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import device as _dev
 from .. import semirings as _sr
 from ..errors import DomainMismatch, KernelUnavailable, NoGPUError, UnknownNameError
 
@@ -402,7 +403,7 @@ def vecsc_long_split(xp, colptr, long_len, chunk):
     begin = starts[col] + within * chunk
     end = xp.minimum(begin + chunk, ends[col])
     multi = nch > 1
-    nmulti = int(multi.sum())
+    nmulti = _dev.count_true(multi)
     col_slot = xp.full(nlong, -1, dtype=np.int32)
     col_slot[multi] = xp.arange(nmulti, dtype=np.int32)
     return {"long_cols": long_cols.astype(idx_dtype), "chunk_col": col.astype(np.int32),
@@ -441,7 +442,11 @@ def rows_order(xp, colptr, min_cv):
     most ``min_cv`` (nearly equal lengths: the index order loses nothing) or there are none."""
     lens = (colptr[1:] - colptr[:-1]).astype(np.int64)
     short = lens[lens <= ROWS_LONG].astype(np.float64)
-    if short.size == 0 or float(short.mean()) == 0.0 or float(short.std() / short.mean()) <= min_cv:
+    if short.size == 0:
+        return None
+    # float64 sums only (CuPy's mean of int64 and std compile on first use, std runs in one block)
+    mean = float(short.sum()) / short.size
+    if mean == 0.0 or math.sqrt(float(((short - mean) ** 2).sum()) / short.size) / mean <= min_cv:
         return None
     ncols = int(lens.shape[0])
     # distinct keys (length descending, then index), so any sort gives the same order
@@ -589,17 +594,36 @@ def _source(path):
     return Path(path).read_text()
 
 
+class _SpmvKernels:
+    """{kernel key -> cupy.RawKernel} for one (ADD, MUL, T, I, pattern) on one device, each kernel
+    compiled when first used, as a module of its own.
+
+    A product uses two or three of the 17 kernels: NVRTC takes 0.05-0.4 s for one of them and
+    2.6 s for all 17 in one module (H100 host, tools/probe_cold_start.py), which a first run on a
+    machine, with CuPy's disk cache empty, pays for every (semiring, dtype) it meets.
+    """
+
+    def __init__(self, add, mul, dtype_str, index_str, pattern, device_id):
+        self.names = name_expressions(add, mul, np.dtype(dtype_str), np.dtype(index_str), pattern)
+        self.device_id = device_id
+        self.funcs = {}
+
+    def __getitem__(self, key):
+        fn = self.funcs.get(key)
+        if fn is None:
+            cp = _cupy()
+            expr = self.names[key]
+            with cp.cuda.Device(self.device_id):
+                mod = cp.RawModule(code=_source(str(SPMV_SOURCE)), options=NVRTC_OPTIONS, name_expressions=[expr])
+                fn = self.funcs[key] = mod.get_function(expr)
+            log.debug("gpu: loaded spmv kernel %s", expr)
+        return fn
+
+
 @functools.lru_cache(maxsize=None)
 def _spmv_module(add, mul, dtype_str, index_str, pattern, device_id):
-    """{kernel key -> cupy.RawKernel} for one (ADD, MUL, T, I, pattern) on one device."""
-    cp = _cupy()
-    names = name_expressions(add, mul, np.dtype(dtype_str), np.dtype(index_str), pattern)
-    with cp.cuda.Device(device_id):
-        mod = cp.RawModule(code=_source(str(SPMV_SOURCE)), options=NVRTC_OPTIONS,
-                           name_expressions=list(names.values()))
-        funcs = {key: mod.get_function(expr) for key, expr in names.items()}
-    log.debug("gpu: compiled spmv module %s", names["scCSC"])
-    return funcs
+    """The kernels of one (ADD, MUL, T, I, pattern) on one device (:class:`_SpmvKernels`)."""
+    return _SpmvKernels(add, mul, dtype_str, index_str, pattern, device_id)
 
 
 @functools.lru_cache(maxsize=None)
@@ -663,7 +687,7 @@ def _empty_fraction(A, colptr):
     """The fraction of A's columns with no entries (computed once, cached in ``A._cache``)."""
     ncols = int(colptr.shape[0]) - 1
     return _cached(A, ("empty_column_fraction", colptr.device.id),
-                   lambda: float((colptr[1:] == colptr[:-1]).sum()) / ncols if ncols else 0.0)
+                   lambda: _dev.count_true(colptr[1:] == colptr[:-1]) / ncols if ncols else 0.0)
 
 
 def _mask_worklist(cp, funcs, colptr, marr, js, mode, ncols, y, acc, flags, index_dtype):
@@ -778,7 +802,7 @@ def _tile_group(cp, A, colptr):
     def build():
         lengths = cp.diff(colptr)
         short = (lengths > 0) & (lengths <= TILE_LONG)
-        count = int(short.sum())
+        count = _dev.count_true(short)
         mean = float(lengths[short].sum()) / count if count else 0.0
         group = 1
         while group < 8 and mean > group * TILE_LANE_ENTRIES:
