@@ -242,7 +242,7 @@ def matrix_inputs(G, device):
     yield "csr", S, H
     yield "coo", C, H
     D = nx.to_numpy_array(G, nodelist=nodes, weight=None)
-    yield "dense", D, read_as({(int(i), int(j)): 1.0 for i, j in zip(*np.nonzero(D))})
+    yield "dense", D, read_as({(int(i), int(j)): float(D[i, j]) for i, j in zip(*np.nonzero(D))})  # counts decide
     yield "Matrix", spla.Matrix.from_scipy(S, directed=G.is_directed(), device=device), G
 
 
