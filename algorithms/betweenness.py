@@ -61,7 +61,7 @@ import scipy.sparse as sp
 
 import spla
 from spla import selection
-from spla.device import any_true
+from spla.device import any_true, count_true
 
 from ._common import (as_list, as_matrix, check_progress, check_sources, free_device_bytes, is_networkx_graph,
                       on_graph_device, pattern_of, to_numpy)
@@ -997,7 +997,7 @@ def _single_source(P, s, acc, *, endpoints, kernel):
         acc += ws.T
     if endpoints:
         acc += ws.reached
-        acc[s] += ws.reached.sum() - 2  # the source counts its other reached vertices, not itself twice
+        acc[s] += count_true(ws.reached) - 2  # the source counts its other reached vertices, not itself twice
     return acc
 
 

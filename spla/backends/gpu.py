@@ -803,7 +803,8 @@ def _tile_group(cp, A, colptr):
         lengths = cp.diff(colptr)
         short = (lengths > 0) & (lengths <= TILE_LONG)
         count = _dev.count_true(short)
-        mean = float(lengths[short].sum()) / count if count else 0.0
+        # an int64 sum: CuPy sums int32 into int64 with a CUB block reduction compiled on first use
+        mean = float(lengths[short].astype(np.int64).sum()) / count if count else 0.0
         group = 1
         while group < 8 and mean > group * TILE_LANE_ENTRIES:
             group *= 2
