@@ -158,16 +158,16 @@ def to_numpy(x):
 # compile (H100, tools/probe_reductions.py).
 def any_true(x) -> bool:
     """Whether the bool array ``x`` (NumPy or CuPy, any shape, empty allowed) has a True element."""
-    if isinstance(x, np.ndarray) or x.size == 0:
-        return bool(x.any())
-    return bool(x.view(np.uint8).max())  # a CuPy bool is one byte, 0 or 1
+    if not is_cupy_array(x):
+        return bool(np.any(x))
+    return x.size > 0 and bool(x.view(np.uint8).max())  # a CuPy bool is one byte, 0 or 1
 
 
 def count_true(x) -> int:
     """The number of True elements of the bool array ``x`` (NumPy or CuPy, any shape)."""
-    if isinstance(x, np.ndarray) or x.size == 0:
-        return int(np.count_nonzero(x)) if isinstance(x, np.ndarray) else 0
-    return int(x.astype(np.int64).sum())
+    if not is_cupy_array(x):
+        return int(np.count_nonzero(x))
+    return int(x.astype(np.int64).sum()) if x.size else 0
 
 
 class HostCopy:
