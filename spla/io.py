@@ -1229,7 +1229,7 @@ def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDa
         elif len(rows) > 1 and all(len(r) >= 2 and intish(r[0]) and intish(r[1]) for r in rows[1:]):
             header = True
         else:  # column names, unless they are also vertex labels further down
-            names = {r0[0], r0[1]}
+            names = set(r0[:2])
             header = _looks_like_header(r0) and not any(f in names for r in rows[1:] for f in r[:2])
     if header:
         notes.append(f"skipped the header row (line {where[0]}): {_snippet(','.join(rows[0]))}")

@@ -432,6 +432,14 @@ def test_space_separated_quoted_fields_keep_apostrophes_and_backslashes(tmp_path
     assert g.labels.tolist() == ["New York", "O'Brien", "C:\\dir"]
 
 
+@pytest.mark.parametrize("name, text", [("g.txt", '"abc"\nx,y\n'), ("h.txt", '"abc"\n"x" "y"\n'),
+                                        ("i.csv", '"abc"\n"x","y"\n')])
+def test_quoted_one_field_first_row_is_refused(tmp_path, name, text):
+    """A first row of one quoted field is a malformed edge, named with its line, as an unquoted one is
+    (header detection raised an IndexError, an internal error, on it)."""
+    raises(write(tmp_path, name, text), name.replace(".", r"\.") + r":1: expected at least 2 fields .*, found 1: 'abc'")
+
+
 def test_empty_source_field_is_refused(tmp_path):
     """An empty source is as malformed as an empty target (it was read as a vertex labelled '')."""
     raises(write(tmp_path, "g.csv", "1,2\n,3\n"), r"g\.csv:2: expected at least 2 fields .*, the source is empty")
