@@ -40,8 +40,10 @@ bytes, whatever its name):
 
 Reading is vectorised: the whole (decompressed) file is tokenised with NumPy byte
 operations, and numbers are parsed in one ``numpy.fromstring`` call over the data
-region; only error reporting and rare fallbacks (quoted CSV) loop in Python.  A 10M-edge
-SNAP file reads in a few seconds (``benchmarks/io_read.py``).
+region.  Quoted fields (CSV or whitespace-separated) are split with NumPy too; only error
+reporting and rare fallbacks (malformed quoting, Unicode spaces around fields) loop in
+Python, with the ``csv`` and ``shlex`` modules.  A 10M-edge SNAP file reads in a few
+seconds (``benchmarks/io_read.py``).
 
 Graph files are text (ASCII or UTF-8, with or without a byte order mark); a NUL byte, as in
 UTF-16 text or binary data, is refused.
@@ -330,6 +332,18 @@ class _Tokens:
         del starts, ends
         self.tline = np.searchsorted(self.nl, self.ts)
         self._nondigit = None
+
+    @classmethod
+    def of(cls, raw: bytes, ts, te) -> "_Tokens":
+        """Tokens ``raw[ts[t]:te[t]]`` found by another splitter (the fields of a CSV row): for the
+        methods that need no lines or separators (``token``, ``intlike``, ``not_plain``, ``strings``)."""
+        self = cls.__new__(cls)
+        self.path = None
+        self.raw = self.text = raw
+        self.arr = np.frombuffer(raw, dtype=np.uint8)
+        self.ts, self.te = np.asarray(ts, dtype=np.int64), np.asarray(te, dtype=np.int64)
+        self._nondigit = None
+        return self
 
     # -- lines
     def line_text(self, line: int) -> str:
@@ -912,7 +926,16 @@ def _is_number(s: str) -> bool:
     return _parses(s, float)
 
 
-def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
+def _read_edgelist(raw: bytes, path, directed, header, reference=False) -> GraphData:
+    """An edge list (see the module docstring).  Plain files are read token by token with NumPy
+    (:class:`_Tokens`); files with quoted or empty CSV fields, or spaces inside comma-separated
+    fields, go to :func:`_read_edgelist_csv`.
+
+    ``reference=True`` uses the per-line reader that the vectorised one replaced
+    (:func:`_read_edgelist_csv_reference`): slow, kept so that tests can check that both
+    give the same graph or the same error.
+    """
+    read_csv = _read_edgelist_csv_reference if reference else _read_edgelist_csv
     if directed is None:
         is_directed, reason = True, "edge lists are directed unless directed=False (--undirected)"
     else:
@@ -935,7 +958,7 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
     # (fields with spaces inside are checked below, only when labels are not numbers)
     comma_separated = "," in tok.line_text(int(rows[0]))
     if _quotes_in_rows(tok, rows, kept) or (comma_separated and _empty_csv_fields(tok, rows, kept)):
-        return _read_edgelist_csv(raw, path, is_directed, reason, header)
+        return read_csv(raw, path, is_directed, reason, header)
 
     first_tok = keep[firsts]
     notes = []
@@ -1030,7 +1053,7 @@ def _read_edgelist(raw: bytes, path, directed, header) -> GraphData:
             return _compact_int(vals[0::2], vals[1::2], w, path, is_directed, reason, lines, notes)
     if comma_separated and _commas_disagree(tok, rows, nfields):
         # string labels with spaces inside comma-separated fields ("New York,Boston")
-        return _read_edgelist_csv(raw, path, is_directed, reason, header)
+        return read_csv(raw, path, is_directed, reason, header)
     strings = tok.strings(both)
     return _compact_strings(strings, w, path, is_directed, reason, lines, notes)
 
@@ -1179,8 +1202,406 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
+# Bytes a field or a line is stripped of (str.strip's ASCII whitespace but the line end, which the
+# readers never see inside a line); the other characters str.strip removes make the vectorised
+# readers step aside (_EXOTIC_SPACE).
+_BLANKS = b" \t\r\x0b\x0c"
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[list(_BLANKS)] = True
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[32] = True
+_EXOTIC_SPACE = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# bytes after which '#' or '%' starts a comment (as _strip_comment reads it: the start of a line,
+# a blank or a comma)
+_COMMENT_AFTER = np.zeros(256, dtype=bool)
+_COMMENT_AFTER[list(b" \t\r\x0b\x0c,\n")] = True
+# the shlex reader's whitespace (shlex.shlex().whitespace): its token separators outside quotes
+_SHLEX_SPACE = b" \t\r"
+# the bytes _split_fields looks at: line ends, quotes, comment marks and every separator
+_EVENT = np.zeros(256, dtype=bool)
+_EVENT[list(b'\n"#%,' + _SHLEX_SPACE)] = True
+
+
+def _lstrip_at(arr, raw: bytes, a, b, table, chars: bytes):
+    """For ranges ``raw[a:b]`` (arrays): where each range's run of bytes marked in ``table``
+    (the bytes of ``chars``) ends, i.e. ``a`` plus the length ``raw[a:b].lstrip(chars)`` removes.
+    Vectorised one byte at a time; runs longer than 16 bytes are finished with ``bytes.lstrip``."""
+    a = np.array(a, dtype=np.int64)
+    idx = np.flatnonzero(a < b)
+    for _ in range(16):
+        idx = idx[table[arr[a[idx]]]]
+        if idx.size == 0:
+            return a
+        a[idx] += 1
+        idx = idx[a[idx] < b[idx]]
+    for i in idx.tolist():
+        seg = raw[a[i]:b[i]]
+        a[i] += len(seg) - len(seg.lstrip(chars))
+    return a
+
+
+def _rstrip_at(arr, raw: bytes, a, b, table, chars: bytes):
+    """As :func:`_lstrip_at` from the end: ``b`` less the length ``raw[a:b].rstrip(chars)`` removes."""
+    b = np.array(b, dtype=np.int64)
+    idx = np.flatnonzero(a < b)
+    for _ in range(16):
+        idx = idx[table[arr[b[idx] - 1]]]
+        if idx.size == 0:
+            return b
+        b[idx] -= 1
+        idx = idx[a[idx] < b[idx]]
+    for i in idx.tolist():
+        seg = raw[a[i]:b[i]]
+        b[i] -= len(seg) - len(seg.rstrip(chars))
+    return b
+
+
+@dataclass
+class _Fields:
+    """The rows of an edge list split into fields, as :func:`_read_edgelist_csv_reference` splits
+    them: field ``f`` is ``tok.token(f)`` (the quotes that are not part of it removed, stripped as
+    that reader strips), row ``i`` has fields ``first[i]`` .. ``first[i] + nf[i] - 1`` and lies on
+    1-based line ``line[i]``; ``delim`` is ",", "\\t" or None (whitespace, shlex-style)."""
+
+    tok: _Tokens
+    line: np.ndarray
+    nf: np.ndarray
+    first: np.ndarray
+    delim: str | None
+
+    def row(self, i: int) -> list:
+        """The fields of row ``i`` as text (for messages)."""
+        f = int(self.first[i])
+        return [self.tok.token(t) for t in range(f, f + int(self.nf[i]))]
+
+    def drop_first_row(self):
+        """Forget row 0 (a header)."""
+        self.line, self.nf, self.first = self.line[1:], self.nf[1:], self.first[1:]
+
+
+def _split_fields(data: bytes, text: str, path):
+    """Split ``data`` (UTF-8, no NUL) into :class:`_Fields` exactly as the per-line reader does, with
+    NumPy instead of a loop over lines; None when it cannot be sure to (the caller then reads the
+    file line by line).
+
+    Both readers first cut every line at its comment (a '#' or '%' that starts a field outside
+    double quotes) and take the delimiter from the first non-blank line.  This one accepts:
+
+    * comma- or tab-separated files (``csv.reader``, ``skipinitialspace``) whose quotes are all
+      well formed: a quoted field opens after the delimiter and spaces only, may contain the
+      delimiter and doubled quotes ``""``, and closes before the delimiter or the line end with
+      only blanks between; the field is then its content, unescaped and stripped, like every
+      unquoted field.  Anything else (a quote inside an unquoted field, text after a closing
+      quote, a quoted field running over a line end, a bare CR, a field longer than
+      ``csv.field_size_limit()``) returns None.
+    * whitespace-separated files (``shlex`` with only double quotes quoting, no escapes): a token
+      is a run of bytes between spaces, tabs or CRs outside quotes, its quotes removed; a line
+      with an odd number of quotes raises the per-line reader's 'No closing quotation' error.
+
+    Files with whitespace that ``str.strip`` removes and these bytes rules do not know (the ASCII
+    separators \x1c-\x1f, non-breaking and other Unicode spaces) return None.
+    """
+    if (any(c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f")) if data.isascii()
+            else _EXOTIC_SPACE.search(text) is not None):
+        return None
+    arr = np.frombuffer(data, dtype=np.uint8)
+    n = arr.size
+    # every byte that matters, in file order (line ends, quotes, comment marks, separators): line
+    # numbers and quote counts are running sums over these "events"
+    ev = np.flatnonzero(_EVENT[arr])
+    code = arr[ev]
+    is_nl = code == 10
+    nl = ev[is_nl]
+    nlines = nl.size + 1                                      # as data.split(b"\n")
+    line = np.cumsum(is_nl, dtype=np.int32 if nlines < 2**31 else np.int64)
+    line -= is_nl                                             # a newline is on the line it ends
+    ls = np.concatenate([[0], nl + 1])
+    le = np.concatenate([nl, [n]])                            # line ends, then cut at the comment
+    is_q = code == 34
+    qi = np.flatnonzero(is_q)
+    q, ql = ev[qi], line[qi]
+    cut = np.zeros(nlines, dtype=bool)
+    comment_q = q[:0]                                        # the quotes inside comments
+    if b"#" in data or b"%" in data:
+        ci = np.flatnonzero((code == 35) | (code == 37))
+        ci = ci[(ev[ci] == 0) | _COMMENT_AFTER[arr[np.maximum(ev[ci] - 1, 0)]]]
+        c, cl = ev[ci], line[ci]
+        even = (np.searchsorted(q, c) - np.searchsorted(q, ls[cl])) % 2 == 0  # quotes before, on the line
+        c, cl = c[even], cl[even]
+        first = np.ones(c.size, dtype=bool)
+        first[1:] = cl[1:] != cl[:-1]
+        le[cl[first]] = c[first]
+        cut[cl[first]] = True
+        if cut.any():
+            indata = q < le[ql]
+            comment_q = q[~indata]
+            q, ql = q[indata], ql[indata]
+    odd = np.flatnonzero(np.bincount(ql, minlength=nlines) & 1)
+    # non-blank lines, the first of which decides the delimiter
+    sls = _lstrip_at(arr, data, ls, le, _BLANK, _BLANKS)
+    sle = _rstrip_at(arr, data, sls, le, _BLANK, _BLANKS)
+    filled = np.flatnonzero(sle > sls)
+    sample = data[ls[filled[0]]:le[filled[0]]].decode("utf-8") if filled.size else ""
+    sample = re.sub(r'"[^"]*"?', "", sample)
+    delim = "," if "," in sample else ("\t" if "\t" in sample else None)
+
+    if delim is None:
+        if odd.size:
+            i = int(odd[0])
+            ln = data[ls[i]:le[i]].decode("utf-8")
+            raise GraphFormatError(f"{path}:{i + 1}: cannot split the line (No closing quotation): {_snippet(ln)}")
+        si = np.flatnonzero((code == 32) | (code == 9) | (code == 13))  # _SHLEX_SPACE
+        starts, ends = sls, sle
+    else:
+        if odd.size or (b"\r" in data and _bare_cr(arr)) or \
+                int((le - ls).max(initial=0)) > csv.field_size_limit():
+            return None
+        le = np.where(~cut & (le > ls) & (arr[np.maximum(le - 1, 0)] == 13), le - 1, le)  # CRLF
+        si = np.flatnonzero(code == ord(delim))
+        starts, ends = ls, le
+    del code, is_nl
+    # separators: in the lines' data (not in comments, not stripped off), and outside quotes; every
+    # line has an even number of quotes, so the quotes before a separator pair up within lines and
+    # an odd count means "inside"
+    quotes_before = np.cumsum(is_q, dtype=line.dtype)[si]
+    del is_q
+    sep, spl = ev[si], line[si]
+    del ev, line, si
+    if comment_q.size:
+        quotes_before -= np.searchsorted(comment_q, sep).astype(quotes_before.dtype)
+    inside = quotes_before % 2 == 1
+    if delim is None or cut.any():
+        inside |= (sep < starts[spl]) | (sep >= ends[spl])
+    if inside.any():
+        sep, spl, quotes_before = sep[~inside], spl[~inside], quotes_before[~inside]
+    del inside
+
+    if delim is None:
+        dropped = np.ones(q.size, dtype=bool)                 # shlex drops every quote
+    else:
+        # quote k (0-based over the file) opens a field if k is even, else closes it, unless it is
+        # a doubled quote "" inside a quoted field (an odd one directly followed by another)
+        closes = np.zeros(q.size, dtype=bool)
+        closes[1::2] = True
+        pair = np.zeros(q.size, dtype=bool)
+        pair[:-1] = closes[:-1] & (q[1:] == q[:-1] + 1)
+        literal = np.zeros(q.size, dtype=bool)
+        literal[1:] = pair[:-1]
+        if not _quotes_well_formed(arr, data, q, ql, ~closes & ~literal, closes & ~pair, sep,
+                                   ls, le, ord(delim)):
+            return None
+        dropped = ~literal
+        if literal.any():
+            quotes_before -= np.searchsorted(q[literal], sep)
+    # fields: the gaps between a line's start, its separators and its end, and where they are in
+    # the text without the dropped quotes (a position moves back by the dropped quotes before it)
+    nsep = np.bincount(spl, minlength=nlines)
+    nfields = sep.size + nlines
+    k = np.arange(sep.size) + spl                             # the field that separator k ends
+    line_first = np.cumsum(nsep + 1) - (nsep + 1)
+    line_last = line_first + nsep
+    fs, fe = np.empty(nfields, dtype=np.int64), np.empty(nfields, dtype=np.int64)
+    fs[line_first], fs[k + 1] = starts, sep + 1
+    fe[k], fe[line_last] = sep, ends
+    fline = np.repeat(np.arange(nlines, dtype=np.int32 if nlines < 2**31 else np.int64), nsep + 1)
+    tokens = fe > fs if delim is None else None               # runs of blanks make no shlex token
+    if dropped.any():
+        d_line = np.cumsum(np.bincount(ql[dropped] + 1, minlength=nlines + 1))
+        shift = np.empty(nfields, dtype=np.int64)
+        shift[line_first], shift[k + 1] = d_line[:-1], quotes_before
+        fs -= shift
+        shift[k], shift[line_last] = quotes_before, d_line[1:]
+        fe -= shift
+        del shift
+        mask = np.ones(n, dtype=bool)
+        mask[q[dropped]] = False
+        buf = arr[mask].tobytes()
+        del mask
+    else:
+        buf = data
+    del k, quotes_before, sep, spl
+    if delim is None and not tokens.all():
+        fs, fe, fline = fs[tokens], fe[tokens], fline[tokens]
+    if delim is not None:                                     # csv fields are stripped, blank rows skipped
+        barr = np.frombuffer(buf, dtype=np.uint8)
+        fs = _lstrip_at(barr, buf, fs, fe, _BLANK, _BLANKS)
+        fe = _rstrip_at(barr, buf, fs, fe, _BLANK, _BLANKS)
+        is_row = np.bincount(fline[fe > fs], minlength=nlines) > 0
+        infile = is_row[fline]
+        fs, fe, fline = fs[infile], fe[infile], fline[infile]
+    nf = np.bincount(fline, minlength=nlines)
+    rows = np.flatnonzero(nf)
+    nf = nf[rows]
+    return _Fields(_Tokens.of(buf, fs, fe), rows + 1, nf, np.cumsum(nf) - nf, delim)
+
+
+def _quotes_well_formed(arr, data, q, ql, opening, closing, sep, ls, le, delim) -> bool:
+    """Whether every opening quote (``q[opening]``, on lines ``ql``) starts its field after spaces
+    only and every closing one ends it before blanks only, as :func:`_split_fields` needs of a CSV
+    file.  Quotes right after a delimiter or a line start, or right before a delimiter or the end of
+    a line's data, are settled byte-wise; the others against the separators around them."""
+    o, c = q[opening], q[closing]
+    ol, cl = ql[opening], ql[closing]
+    o_ok = (o == ls[ol]) | (arr[np.maximum(o - 1, 0)] == delim)
+    c_ok = (c + 1 == le[cl]) | (arr[np.minimum(c + 1, arr.size - 1)] == delim)
+    if o_ok.all() and c_ok.all():
+        return True
+    bounds = np.concatenate([[-1], sep, [arr.size]])
+    o, ol, c, cl = o[~o_ok], ol[~o_ok], c[~c_ok], cl[~c_ok]
+    field_start = np.maximum(bounds[np.searchsorted(sep, o)] + 1, ls[ol])
+    field_end = np.minimum(bounds[np.searchsorted(sep, c) + 1], le[cl])
+    return (np.array_equal(_lstrip_at(arr, data, field_start, o, _SPACE, b" "), o) and
+            np.array_equal(_lstrip_at(arr, data, c + 1, field_end, _BLANK, _BLANKS), field_end))
+
+
+def _bare_cr(arr) -> bool:
+    """A CR not followed by LF: a line end to the csv module, not to the other readers."""
+    cr = np.flatnonzero(arr == 13)
+    return bool(cr.size and (cr[-1] == arr.size - 1 or (arr[cr[cr < arr.size - 1] + 1] != 10).any()))
+
+
 def _read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphData:
-    """Edge lists that need real CSV parsing (quoted fields, spaces inside fields).
+    """Edge lists that need real CSV parsing (quoted fields, spaces inside fields), vectorised.
+
+    Gives what :func:`_read_edgelist_csv_reference` gives, graph or error: the fields come from
+    :func:`_split_fields`, or from the reference itself for the files that function leaves to it.
+    """
+    text = raw.decode("utf-8", "backslashreplace")
+    data = raw if raw.isascii() else text.encode("utf-8")  # invalid bytes as the reference reads them
+    fields = _split_fields(data, text, path)
+    if fields is None:
+        return _read_edgelist_csv_reference(raw, path, is_directed, reason, header)
+    return _edgelist_from_fields(fields, path, is_directed, reason, header)
+
+
+def _edgelist_from_fields(fields: _Fields, path, is_directed, reason, header) -> GraphData:
+    """The graph of split rows, with the decisions and messages of the per-line reader (header,
+    weights, integer or string labels), made on whole columns."""
+    tok, delim = fields.tok, fields.delim
+    notes = []
+    if fields.line.size == 0:
+        return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64))
+
+    def column(k):
+        """Token of field k of every row, and whether the row has one (else its first field)."""
+        has = fields.nf > k
+        return np.where(has, fields.first + k, fields.first), has
+
+    if header is None:
+        r0 = fields.row(0)
+        c0, _ = column(0)
+        c1, has2 = column(1)
+        if any(_is_number(f) for f in r0[:2]):
+            header = False
+        elif fields.line.size > 1 and has2[1:].all() and \
+                tok.intlike(c0[1:]).all() and tok.intlike(c1[1:]).all():
+            header = True
+        else:  # column names, unless they are also vertex labels further down
+            names = set(r0[:2])
+            header = _looks_like_header(r0) and not _any_label_in(tok, np.concatenate([c0[1:], c1[1:][has2[1:]]]),
+                                                                   names)
+    if header:
+        notes.append(f"skipped the header row (line {int(fields.line[0])}): {_snippet(','.join(fields.row(0)))}")
+        fields.drop_first_row()
+        if fields.line.size == 0:
+            return _empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
+                                notes=notes)
+    where, m = fields.line, fields.line.size
+    c0, _ = column(0)
+    c1, has2 = column(1)
+    length = tok.te - tok.ts
+    bad = np.flatnonzero(~has2 | (length[c0] == 0) | (length[c1] == 0))
+    if bad.size:
+        i = int(bad[0])
+        r = fields.row(i)
+        shown = (delim or " ").join(r)
+        found = f"found {len(r)}" if len(r) < 2 else f"the {'source' if r[0] == '' else 'target'} is empty"
+        raise GraphFormatError(f"{path}:{where[i]}: expected at least 2 fields 'source target [weight]', "
+                               f"{found}: {_snippet(shown)}")
+    c2, has3 = column(2)
+    weighted = bool(has3[0]) and _is_number(tok.token(int(c2[0])))
+    w = None
+    if weighted:
+        missing = ~has3 | (length[c2] == 0)
+        w, i = _parse_weights(tok, c2, missing)
+        if i is not None:
+            if missing[i]:
+                raise GraphFormatError(f"{path}:{where[i]}: expected a weight in field 3 (line {where[0]} has one)")
+            raise GraphFormatError(f"{path}:{where[i]}: non-numeric weight {tok.token(int(c2[i]))!r} in field 3 "
+                                   f"(expected a number, as on line {where[0]})")
+    elif has3.any():
+        i = int(np.flatnonzero(has3)[0])
+        if not has3[0] and _is_number(tok.token(int(c2[i]))):
+            raise GraphFormatError(f"{path}:{where[i]}: a weight in field 3, but line {where[0]} has none; "
+                                   "give every edge a weight, or none")
+        notes.append("ignored the non-numeric 3rd field and any later fields")
+    lines = where.astype(np.int64)
+    both = np.empty(2 * m, dtype=np.int64)
+    both[0::2], both[1::2] = c0, c1
+    if tok.intlike(both).all():
+        odd = np.flatnonzero(tok.not_plain(both))
+        if odd.size == 0:
+            vals = _parse_ints(tok, both)
+            return _compact_int(vals[0::2], vals[1::2], w, path, is_directed, reason, lines, notes)
+        j = int(odd[0])
+        notes.append(f"vertex labels read as text, in order of first appearance: {tok.token(int(both[j]))!r} "
+                     f"(line {where[j // 2]}) is not written as a plain integer")
+    return _compact_strings(tok.strings(both), w, path, is_directed, reason, lines, notes)
+
+
+def _any_label_in(tok: _Tokens, idx, names) -> bool:
+    """Whether one of tokens ``idx`` is one of the strings ``names`` (only the tokens as long as a
+    name are compared)."""
+    names = [name.encode("utf-8") for name in names]
+    idx = idx[np.isin(tok.te[idx] - tok.ts[idx], [len(b) for b in names])]
+    if idx.size == 0:
+        return False
+    labels = tok.strings(idx)
+    return any(bool((labels == name).any()) for name in names)
+
+
+# bytes that make a token no number to _parses (Python's float takes '_' and non-ASCII digits)
+_NOT_NUMBER_BYTE = np.zeros(256, dtype=bool)
+_NOT_NUMBER_BYTE[95] = True
+_NOT_NUMBER_BYTE[128:] = True
+
+
+def _parse_weights(tok: _Tokens, idx, missing):
+    """Tokens ``idx`` as Python's ``float`` reads them when :func:`_parses` accepts them: (weights,
+    None), or (None, i) for the first i that is ``missing`` or no number."""
+    strings = tok.strings(idx)
+    if strings.dtype.kind == "S":
+        width = strings.dtype.itemsize
+        odd = _NOT_NUMBER_BYTE[strings.view(np.uint8).reshape(-1, width)].any(axis=1)
+    else:
+        odd = np.array([not b.isascii() or b"_" in b for b in strings.tolist()], dtype=bool)
+    stop = np.flatnonzero(missing | odd)
+    stop = int(stop[0]) if stop.size else idx.size
+    values = strings[:stop].tolist()
+    try:
+        w = np.array(list(map(float, values)), dtype=np.float64)
+    except ValueError:
+        return None, next(i for i, v in enumerate(values) if not _parses(v.decode("ascii")))
+    return (w, None) if stop == idx.size else (None, stop)
+
+
+def _parse_ints(tok: _Tokens, idx):
+    """Integer tokens ``idx`` (``intlike``: at most 18 digits) as int64, in one NumPy parse."""
+    strings = tok.strings(idx)
+    width = strings.dtype.itemsize
+    padded = np.full((strings.size, width + 1), 32, dtype=np.uint8)
+    padded[:, :width] = strings.view(np.uint8).reshape(-1, width)
+    padded[padded == 0] = 32
+    vals = np.fromstring(padded.tobytes(), dtype=np.int64, sep=" ")
+    if vals.size != idx.size:  # not expected of intlike tokens; Python reads them then
+        vals = np.array([int(v) for v in strings.tolist()], dtype=np.int64)
+    return vals
+
+
+def _read_edgelist_csv_reference(raw: bytes, path, is_directed, reason, header) -> GraphData:
+    """Edge lists that need real CSV parsing (quoted fields, spaces inside fields), line by line:
+    the reference that :func:`_read_edgelist_csv` must agree with (slow: ``shlex`` reads a
+    whitespace-separated file character by character).
 
     The delimiter is a comma, else a tab, else whitespace (each line split, quotes kept), as
     the first data row has them outside quotes; comments as the tokeniser reads them.

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import os
 import time
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spla.io import GraphData, GraphFormatError, check_weights, detect_format, read_graph
+from spla.testing import scaled
 
 
 
@@ -503,6 +506,167 @@ def test_edge_list_roundtrip_property(tmp_path_factory, edges, sep, crlf, commen
         lab = g.labels
         got = sorted(zip(lab[g.src].tolist(), lab[g.dst].tolist(), g.weights.tolist()))
         assert got == sorted((u, v, float(w)) for u, v, w in edges)
+
+
+# ============================================================================ fast readers = per-line reference
+# Field contents that matter to the readers: integers plain and not, numbers Python reads and NumPy
+# does not, header words, labels with spaces, commas, quotes, comment characters and backslashes.
+_PLAIN_INTS = ["1", "2", "3", "10", "-5", "0", "123456789012345678"]
+_INTS = _PLAIN_INTS + ["-0", "007", "+7", "1234567890123456789"]
+_WORDS = ["a", "b", "c", "u", "v", "w", "x", "{}", "1.5", "nan", "1_0", "\u0661", "source", "target", "from", "to",
+          "Weight", "New York", "O'Brien", "C:\\dir", "Zürich", "x,y", 'say "hi"', "a b", "#x", "%y", "a#b", "b%",
+          "\\xff", " a ", "a\tb"]
+_MESSY = ['"', "", " ", 'a"b', '""']
+_WEIGHTS = ["1", "2.5", "-3", "nan", "-nan", "inf", "-Infinity", "1e400", ".5", "5.", "1e-3", " 4 ", '"3"']
+_BAD_WEIGHTS = ["x", "", "1_0", "\u0662", "{}", "1 2", "e5"]
+_CHARS = 'ab1 ,"#%\t\'\\.-'
+
+
+@st.composite
+def _field(draw, pool, sep, clean, text=True):
+    """One field: a label drawn from ``pool``, written plainly or quoted in a way that suits ``sep``
+    (always, when ``clean``), else in any way, broken ones included."""
+    content = draw(st.sampled_from(pool) | st.text(alphabet=_CHARS, min_size=clean, max_size=4) if text else
+                   st.sampled_from(pool))
+    csv_like = sep.strip(" ") != ""
+    if clean:
+        content = content if content.replace('"', "").strip() else "a"  # an empty label is an error
+        special = '"' in content or any(c in content for c in (sep.strip(" ") or " \t")) or \
+            content != content.strip() or content[:1] in ("#", "%")
+        if not special and draw(st.booleans()):
+            return content
+        if csv_like:
+            return draw(st.sampled_from(["", " "])) + '"' + content.replace('"', '""') + '"' + \
+                draw(st.sampled_from(["", "", " ", "\x0c"]))
+        body = content.replace('"', "")
+        return draw(st.sampled_from(['"' + body + '"', body[:1] + '"' + body[1:] + '"']))
+    style = draw(st.sampled_from(["plain", "plain", "csv", "shlex", "joined", "spaced", "broken"]))
+    if style == "csv":
+        return '"' + content.replace('"', '""') + '"'
+    if style == "shlex":
+        return '"' + content.replace('"', "") + '"'
+    if style == "joined":  # shlex concatenates: ab"c d"e
+        return content[:1] + '"' + content[1:] + '"' + draw(st.sampled_from(["", "e"]))
+    if style == "spaced":
+        return draw(st.sampled_from([" ", "  ", "\t", ""])) + '"' + content.replace('"', '""') + '"' + \
+            draw(st.sampled_from([" ", "\t", "", " x"]))
+    if style == "broken":
+        return draw(st.sampled_from(['"', 'a"', '"a', 'a"b', '"a"b', '""a"', '"a""'])) + content
+    return content
+
+
+@st.composite
+def _edge_list_file(draw):
+    """Bytes of a small edge list that reaches every reader path: most files are well formed (for
+    their separator), the others may have anything from broken quotes to missing fields."""
+    sep = draw(st.sampled_from([",", ",", " ", "\t", ", ", " , ", "  "]))
+    clean = draw(st.integers(0, 2)) > 0
+    pool = draw(st.sampled_from([_PLAIN_INTS, _INTS, _WORDS, _INTS + _WORDS] +
+                                ([] if clean else [_INTS + _WORDS + _MESSY])))
+    lines = []
+    if draw(st.integers(0, 2)) == 0:  # a header, or a first row that looks like one
+        names = draw(st.sampled_from([["source", "target"], ["from", "to"], ["u", "v"], ["Source", "Target", "Weight"],
+                                      ["id_1", "id_2"], ["a", "b"], ["node 1", "node 2"]]))
+        lines.append(sep.join(draw(_field([name], sep, True, text=False)) for name in names) if clean else
+                     draw(st.sampled_from([",", " ", "\t"])).join(names))
+    weighted = draw(st.booleans())
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["edge"] * 10 + ["comment", "blank"] + ([] if clean else ["odd"])))
+        if kind == "comment":
+            lines.append(draw(st.sampled_from(["# c", '% "quoted" comment', "  # indented", "#,,", "%"])))
+        elif kind == "blank":
+            lines.append(draw(st.sampled_from(["", " ", "\t"] + ([] if clean else [" , ", ",,", '""', "\x0b"]))))
+        else:
+            fields = [draw(_field(pool, sep, clean)) for _ in range(draw(st.integers(1, 2)) if kind == "odd" else 2)]
+            if weighted or kind == "odd" or draw(st.integers(0, 9)) == 0:
+                fields.append(draw(st.sampled_from(_WEIGHTS + ([] if clean else _BAD_WEIGHTS))))
+                if draw(st.integers(0, 3)) == 0:
+                    fields.append(draw(st.sampled_from(["1999", "x", ""])))
+            line = (sep if clean else draw(st.sampled_from([sep] * 4 + [",", " ", "\t"]))).join(fields)
+            if draw(st.integers(0, 5)) == 0:
+                line += draw(st.sampled_from([" # note", ' # the "best"', "\t% x", " #x"] + ([] if clean else [", # y"])))
+            lines.append(line)
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    text = eol.join(lines) + draw(st.sampled_from([eol, ""]))
+    if text and draw(st.integers(0, 9)) == 0:  # rare bytes: bare CR, VT, FF, NBSP, separators, invalid UTF-8
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(["\r", "\x0b", "\x0c", "\xa0", "\x1c", "\u3000", "\x85"])) + text[at:]
+    data = text.encode("utf-8")
+    if draw(st.integers(0, 19)) == 0:
+        at = draw(st.integers(0, len(data)))
+        data = data[:at] + b"\xff" + data[at:]
+    return data
+
+
+def _outcome(read):
+    """What a read gives, comparably: the GraphData's every field, or the error's type and message."""
+    try:
+        g = read()
+    except GraphFormatError as e:
+        return ("error", str(e))
+    w = None if g.weights is None else (g.weights.dtype.str, g.weights.tobytes())  # NaN signs too
+    return ("graph", g.src.dtype.str, g.src.tolist(), g.dst.dtype.str, g.dst.tolist(), w, g.n, g.labels.dtype.str,
+            g.labels.tolist(), g.directed, g.directed_reason, g.self_loops, g.path, g.format,
+            g.lines.dtype.str, g.lines.tolist(), g.notes)
+
+
+def assert_reader_agrees_with_reference(path, **kw):
+    """read_graph with the vectorised edge-list readers gives what the per-line readers give."""
+    import spla.io
+
+    fast = _outcome(lambda: read_graph(path, **kw))
+    with mock.patch.object(spla.io, "_read_edgelist", functools.partial(spla.io._read_edgelist, reference=True)):
+        ref = _outcome(lambda: read_graph(path, **kw))
+    assert fast == ref, (Path(path).read_bytes(), kw)
+
+
+@settings(max_examples=scaled(300), deadline=None)
+@given(data=_edge_list_file(), name=st.sampled_from(["g.csv", "g.txt"]), header=st.sampled_from([None, None, True, False]),
+       directed=st.sampled_from([None, False]))
+def test_edge_list_readers_agree_with_per_line_reference(tmp_path_factory, data, name, header, directed):
+    """Quoted and empty CSV fields, whitespace-separated quoted labels, string labels: the vectorised
+    readers give the per-line readers' GraphData, field by field, or their error message."""
+    folder = tmp_path_factory.getbasetemp() / "agree"
+    folder.mkdir(exist_ok=True)
+    p = folder / name
+    p.write_bytes(data)
+    assert_reader_agrees_with_reference(p, header=header, directed=directed)
+
+
+@pytest.mark.parametrize("text", [
+    '"New York" Boston 2.5\nBoston "Washington, DC" 1\n',    # whitespace-separated, quoted (shlex)
+    '"a b" "c\n',                                              # no closing quotation
+    'from,to,w\n"New York","Boston",2\n"Boston","Washington, DC",3\n',
+    '"a""b", c \n"c" ,"a""b"\n',                               # doubled quotes, blanks around
+    '"a"x,b\nb,c\n',                                           # text after a closing quote: csv keeps it
+    '"a\nb",c\n',                                              # a quoted field over two lines
+    'a,b,,x\nb,c,,y\n',                                        # empty fields
+    '"1","2"\n"2","3"\n', '"1","2",0.5\n"2","3",-nan\n',
+    "a\xa0,b\n\"b\",c\n",                                      # a space str.strip removes, bytes rules do not
+    '"a",' + " " * 40 + '"b"' + " " * 40 + "\n" + " " * 30 + '"b"\t,c\n',  # long blank runs
+    '"' + " " * 40 + 'a b' + " " * 40 + '" "c"\n' + "\t" * 20 + "c d\n",
+    '"a",b\n"' + "x" * 140_000 + '",c\n',                   # past csv.field_size_limit(): malformed CSV
+    '"a","b",1\n"b","c"\n', '"a","b",1\n"b","c",x\n', '"a" "b" 1\n"b" "c" 1_0\n', '"a","b"\n"b","c",2\n',
+    '"' + "L" * 70 + '","b",1.5\n"b","' + "M" * 80 + '",2\n',   # labels over 64 bytes
+    '"a","b",1\n"b","c",' + "1" * 70 + "\n", '"a","b",1\n"b","c",' + "x" * 70 + "\n",
+    '"",""\n , \n',                                          # blank rows only
+    '"x","y"\n"1","2"\n"2","3"\n',                          # a header above integer labels
+    '# "c"\n' * 150 + '"a" "b"\n1 2 # "d"\n',                 # quotes in many comments before the data
+], ids=lambda text: repr(text[:20]) + f"[{len(text)}]")
+def test_edge_list_readers_agree_on_examples(tmp_path, text):
+    p = write(tmp_path, "g.csv", text)
+    for header in (None, True, False):
+        assert_reader_agrees_with_reference(p, header=header)
+
+
+def test_exotic_space_list_is_str_strip():
+    """The characters str.strip removes beyond the ASCII blanks are the ones that send a file to the
+    per-line reader."""
+    from spla.io import _BLANKS, _EXOTIC_SPACE
+
+    exotic = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in _BLANKS.decode() + "\n"]
+    assert all(_EXOTIC_SPACE.fullmatch(c) for c in exotic)
+    assert not any(_EXOTIC_SPACE.fullmatch(chr(c)) for c in range(0x110000) if not chr(c).isspace())
 
 
 # ============================================================================ METIS
