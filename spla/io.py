@@ -97,6 +97,10 @@ _COMPRESSION_SUFFIXES = (".gz", ".gzip", ".bz2", ".xz")
 SUPPORTED = ("Matrix Market (.mtx), METIS (.graph, .metis) and edge lists "
              "(.txt, .tsv, .csv, .edges, .el, .edgelist, .dat), optionally .gz/.bz2/.xz compressed")
 
+# Bytes of the largest fixed-width matrix of labels built (beyond, and for labels over 64 bytes,
+# an array of bytes objects).
+_MAX_STRING_MATRIX = 500_000_000
+
 # Largest number of digits an integer label may have (beyond, labels are read as strings:
 # 19 digits may overflow int64, and NumPy's parser would saturate silently).
 _MAX_INT_DIGITS = 18
@@ -422,6 +426,15 @@ class _Tokens:
         length = te - body
         return ~nonint & (length >= 1) & (length <= _MAX_INT_DIGITS)
 
+    def all_intlike(self, idx) -> bool:
+        """``intlike(idx).all()``, settled at once when a token's first byte is no digit or sign
+        (string labels) instead of after looking at every byte."""
+        if self.arr.size:
+            first = self.arr[np.minimum(self.ts[idx], self.arr.size - 1)]
+            if ((first - np.uint8(48) > 9) & (first != 43) & (first != 45)).any():
+                return False
+        return bool(self.intlike(idx).all())
+
     def not_plain(self, idx) -> np.ndarray:
         """For integer tokens ``idx``: written otherwise than plainly (``+7``, ``007``, ``-0``),
         so that reading them as numbers would change the label and merge ``007`` with ``7``."""
@@ -462,10 +475,19 @@ class _Tokens:
         return values
 
     def _gather(self, idx):
-        """The bytes of tokens ``idx`` (sorted) joined by spaces.  Runs of consecutive
+        """The bytes of tokens ``idx`` (sorted) separated by spaces.  Runs of consecutive
         tokens are copied as one slice, so this loops over runs, not tokens: cheap when
-        few tokens are left out (comments), at worst one slice per token."""
+        few tokens are left out (comments).  Many runs of short tokens (a column of a file)
+        are copied at once instead, each token padded with spaces to the longest one."""
         brk = np.flatnonzero(np.diff(idx) != 1) + 1
+        if brk.size > 1000:
+            length = self.te[idx] - self.ts[idx]
+            width = max(int(length.max()), 1)
+            if width <= 64 and width * idx.size <= 4 * int(length.sum()):
+                padded = np.full((idx.size, width + 1), 32, dtype=np.uint8)
+                padded[:, :width] = self.strings(idx).view(np.uint8).reshape(-1, width)
+                padded[padded == 0] = 32  # the strings' padding (a text file has no NUL byte)
+                return padded.tobytes()
         first = idx[np.concatenate([[0], brk])]
         last = idx[np.concatenate([brk - 1, [idx.size - 1]])]
         ts, te, text = self.ts, self.te, self.text
@@ -495,23 +517,24 @@ class _Tokens:
         return None, None
 
     def strings(self, idx) -> np.ndarray:
-        """Tokens ``idx`` as a NumPy bytes array (fixed width), built column by column."""
+        """Tokens ``idx`` as a NumPy bytes array (fixed width): the ``width`` bytes from each token's
+        start, in one gather, then zeroed past its end."""
         ts, te = self.ts[idx], self.te[idx]
         if ts.size == 0:
             return np.zeros(0, dtype="S1")
         length = te - ts
         width = max(int(length.max()), 1)
-        if width > 64 and ts.size * width > 500_000_000:
+        if width > 64 and ts.size * width > _MAX_STRING_MATRIX:
             # a few very long labels: avoid a huge fixed-width matrix
             raw = self.raw
             return np.array([raw[a:b] for a, b in zip(ts.tolist(), te.tolist())], dtype=object)
-        out = np.zeros((ts.size, width), dtype=np.uint8)
-        alive = np.arange(ts.size)
-        for k in range(width):
-            alive = alive[length[alive] > k]
-            if alive.size == 0:
-                break
-            out[alive, k] = self.arr[ts[alive] + k]
+        arr = self.arr if self.arr.size >= width else np.zeros(width, dtype=np.uint8)  # empty text, tokens
+        last = arr.size - width  # the last window start
+        out = np.lib.stride_tricks.sliding_window_view(arr, width)[np.minimum(ts, last)]
+        for i in np.flatnonzero(ts > last).tolist():  # tokens in the last width bytes
+            out[i] = 0
+            out[i, :length[i]] = arr[ts[i]:te[i]]
+        out *= np.arange(width) < length[:, None]
         return out.view(f"S{width}").ravel()
 
 
@@ -931,16 +954,19 @@ def _read_edgelist(raw: bytes, path, directed, header, reference=False) -> Graph
     (:class:`_Tokens`); files with quoted or empty CSV fields, or spaces inside comma-separated
     fields, go to :func:`_read_edgelist_csv`.
 
-    ``reference=True`` uses the per-line reader that the vectorised one replaced
-    (:func:`_read_edgelist_csv_reference`): slow, kept so that tests can check that both
-    give the same graph or the same error.
+    ``reference=True`` uses the per-line readers that the vectorised ones replaced
+    (:func:`_read_edgelist_csv_reference`, :func:`_compact_strings_reference`): slow, kept so
+    that tests can check that both give the same graph or the same error.
     """
     read_csv = _read_edgelist_csv_reference if reference else _read_edgelist_csv
+    compact_strings = _compact_strings_reference if reference else _compact_strings
     if directed is None:
         is_directed, reason = True, "edge lists are directed unless directed=False (--undirected)"
     else:
         is_directed = bool(directed)
         reason = f"requested (directed={is_directed})"
+    if _quote_before_comments(raw):  # _quotes_in_rows below would say so, after tokenising
+        return read_csv(raw, path, is_directed, reason, header)
     tok = _Tokens(raw, path, seps=b",")
     kept = tok.comment_free(b"#%")
     keep = np.flatnonzero(kept)
@@ -1006,7 +1032,7 @@ def _read_edgelist(raw: bytes, path, directed, header, reference=False) -> Graph
     # '007' or '+7' among integer labels: every label is a string ('007' and '7' are two vertices)
     odd = _not_plain_labels(tok, kept, first_tok)
     plain = odd < 0
-    if not plain and tok.intlike(label_tokens()).all():
+    if not plain and tok.all_intlike(label_tokens()):
         notes.append(f"vertex labels read as text, in order of first appearance: {tok.token(odd)!r} "
                      f"(line {int(tok.tline[odd]) + 1}) is not written as a plain integer")
 
@@ -1032,7 +1058,7 @@ def _read_edgelist(raw: bytes, path, directed, header, reference=False) -> Graph
             if vals is not None:
                 vals = vals.reshape(m, 3)
                 # integer tokens only ("7.0" is a string label); below 2**53 they are exact in float64
-                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and tok.intlike(label_tokens()).all():
+                if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and tok.all_intlike(label_tokens()):
                     return _compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
                                         np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
 
@@ -1047,7 +1073,7 @@ def _read_edgelist(raw: bytes, path, directed, header, reference=False) -> Graph
             raise GraphFormatError(f"{tok.where(line)}: non-numeric weight {s!r} in field 3 (expected a "
                                    f"number, as on line {int(rows[0]) + 1}): {_snippet(tok.line_text(line))}")
     both = label_tokens()
-    if plain and tok.intlike(both).all():
+    if plain and tok.all_intlike(both):
         vals = tok.parse(both, np.int64)
         if vals is not None:
             return _compact_int(vals[0::2], vals[1::2], w, path, is_directed, reason, lines, notes)
@@ -1055,7 +1081,7 @@ def _read_edgelist(raw: bytes, path, directed, header, reference=False) -> Graph
         # string labels with spaces inside comma-separated fields ("New York,Boston")
         return read_csv(raw, path, is_directed, reason, header)
     strings = tok.strings(both)
-    return _compact_strings(strings, w, path, is_directed, reason, lines, notes)
+    return compact_strings(strings, w, path, is_directed, reason, lines, notes)
 
 
 _INT = re.compile(r"[+-]?[0-9]{1,%d}" % _MAX_INT_DIGITS)
@@ -1119,6 +1145,8 @@ def _detect_header(tok, first_tok, nfields) -> bool:
 def _in_comments(tok: _Tokens, kept, pos) -> np.ndarray:
     """For byte positions ``pos``: inside a comment, i.e. in or after a comment token of the
     same line (``kept``: the mask of the tokens outside comments)."""
+    if kept.all():
+        return np.zeros(len(pos), dtype=bool)
     t = np.searchsorted(tok.ts, pos, side="right") - 1
     tc = np.maximum(t, 0)
     return (t >= 0) & ~kept[tc] & (tok.tline[tc] == np.searchsorted(tok.nl, pos))
@@ -1128,12 +1156,39 @@ def _quotes_in_rows(tok: _Tokens, rows, kept) -> bool:
     """True when a double quote occurs on a data row outside comments (comments may quote freely)."""
     if b'"' not in tok.raw:
         return False
+    if kept.all():  # no comment: a quote is part of a token, so its line is a row
+        return True
     rawarr = np.frombuffer(tok.raw, dtype=np.uint8)
     qpos = np.flatnonzero(rawarr == 34)
-    if qpos.size == 0:
-        return False
-    qpos = qpos[~_in_comments(tok, kept, qpos)]
-    return bool(np.isin(np.searchsorted(tok.nl, qpos), rows).any())
+    return any(_on_rows(tok, rows, part[~_in_comments(tok, kept, part)])  # the first quotes usually tell
+               for part in (qpos[:1000], qpos[1000:]))
+
+
+# where the tokeniser's comments start: '#' or '%' at the start of a token (_Tokens.comment_free)
+_COMMENT_START = re.compile(rb"(?:^|[ \t\r\x0b\x0c,])[#%]", re.MULTILINE)
+
+
+def _quote_before_comments(raw: bytes, lines: int = 100) -> bool:
+    """True when a double quote lies on a line before any comment starts there, i.e. in a data
+    row outside comments (:func:`_quotes_in_rows`), found without tokenising the file; looks at
+    the lines of the first quotes only, up to ``lines`` of them (False: it cannot tell)."""
+    p = raw.find(b'"')
+    for _ in range(lines):
+        if p < 0:
+            return False
+        start = raw.rfind(b"\n", 0, p) + 1
+        if _COMMENT_START.search(raw, start, p) is None:
+            return True
+        end = raw.find(b"\n", p)
+        p = raw.find(b'"', end) if end >= 0 else -1
+    return False
+
+
+def _on_rows(tok: _Tokens, rows, pos) -> bool:
+    """Whether one of the byte positions ``pos`` lies on one of the (0-based) lines ``rows``."""
+    is_row = np.zeros(tok.nlines + 1, dtype=bool)
+    is_row[rows] = True
+    return bool(is_row[np.searchsorted(tok.nl, pos)].any())
 
 
 def _empty_csv_fields(tok: _Tokens, rows, kept) -> bool:
@@ -1145,15 +1200,14 @@ def _empty_csv_fields(tok: _Tokens, rows, kept) -> bool:
     if b",," in raw:
         rawarr = np.frombuffer(raw, dtype=np.uint8)
         pos = np.flatnonzero((rawarr[:-1] == 44) & (rawarr[1:] == 44))
-        pos = pos[~_in_comments(tok, kept, pos)]
-        if np.isin(np.searchsorted(tok.nl, pos), rows).any():
+        if _on_rows(tok, rows, pos[~_in_comments(tok, kept, pos)]):
             return True
     if tok.nl.size == 0:
         return False
     starts = tok.nl + 1
     starts = starts[starts < len(raw)]
     lead = np.frombuffer(raw, dtype=np.uint8)[starts] == 44
-    return bool(lead.any() and np.isin(np.searchsorted(tok.nl, starts[lead]), rows).any())
+    return bool(lead.any() and _on_rows(tok, rows, starts[lead]))
 
 
 def _commas_disagree(tok: _Tokens, rows, nfields) -> bool:
@@ -1494,7 +1548,7 @@ def _edgelist_from_fields(fields: _Fields, path, is_directed, reason, header) ->
         if any(_is_number(f) for f in r0[:2]):
             header = False
         elif fields.line.size > 1 and has2[1:].all() and \
-                tok.intlike(c0[1:]).all() and tok.intlike(c1[1:]).all():
+                tok.all_intlike(c0[1:]) and tok.all_intlike(c1[1:]):
             header = True
         else:  # column names, unless they are also vertex labels further down
             names = set(r0[:2])
@@ -1538,7 +1592,7 @@ def _edgelist_from_fields(fields: _Fields, path, is_directed, reason, header) ->
     lines = where.astype(np.int64)
     both = np.empty(2 * m, dtype=np.int64)
     both[0::2], both[1::2] = c0, c1
-    if tok.intlike(both).all():
+    if tok.all_intlike(both):
         odd = np.flatnonzero(tok.not_plain(both))
         if odd.size == 0:
             vals = _parse_ints(tok, both)
@@ -1699,7 +1753,7 @@ def _read_edgelist_csv_reference(raw: bytes, path, is_directed, reason, header) 
     # unless a few very long labels would make a huge matrix (as _Tokens.strings)
     width = max(map(len, both))
     both = np.array(both, dtype=object if width > 64 and len(both) * width > 500_000_000 else f"S{width}")
-    return _compact_strings(both, w, path, is_directed, reason, lines, notes)
+    return _compact_strings_reference(both, w, path, is_directed, reason, lines, notes)
 
 
 def _compact_int(s, d, w, path, is_directed, reason, lines, notes) -> GraphData:
@@ -1725,7 +1779,76 @@ def _compact_int(s, d, w, path, is_directed, reason, lines, notes) -> GraphData:
 
 
 def _compact_strings(both, w, path, is_directed, reason, lines, notes) -> GraphData:
-    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order."""
+    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order:
+    :func:`_compact_strings_reference`'s result, grouping the labels by a 64-bit key of their bytes
+    (:func:`_first_appearance`) instead of sorting the strings."""
+    ids, firsts = _first_appearance(both)
+    labels_b = both[firsts]
+    labels = np.array([b.decode("utf-8", "backslashreplace") for b in labels_b.tolist()], dtype=object)
+    labels = labels.astype(str) if labels.size else np.zeros(0, dtype=str)
+    src, dst = ids[0::2].copy(), ids[1::2].copy()
+    return GraphData(src, dst, w, int(labels.size), labels, is_directed, reason, _self_loop_count(src, dst),
+                     str(path), "edgelist", lines=lines, notes=notes)
+
+
+def _first_appearance(both):
+    """For an array of byte strings: (ids, firsts), where ``ids[i]`` numbers ``both[i]`` by first
+    appearance (0 for the first label, 1 for the next new one, ...) and ``firsts[j]`` is where label
+    ``j`` first appears.
+
+    Labels of up to 8 bytes are their own key (zero padded: no label has a NUL byte); longer ones
+    are hashed, and a collision (two labels, one key) is caught and settled by ``np.unique``.
+    """
+    if both.dtype.kind == "S" and both.size:
+        key, exact = _label_keys(both)
+        order = np.argsort(key)
+        sk = key[order]
+        new = np.empty(sk.size, dtype=bool)
+        new[0] = True
+        np.not_equal(sk[1:], sk[:-1], out=new[1:])
+        group = np.cumsum(new) - 1
+        first = np.minimum.reduceat(order, np.flatnonzero(new))
+        if not exact:  # a hash: the labels of one key must be equal (neighbours in key order)
+            sb = both[order]
+            exact = bool((new[1:] | (sb[1:] == sb[:-1])).all())
+            del sb
+        if exact:
+            by_first = np.argsort(first)
+            rank = np.empty(by_first.size, dtype=np.int64)
+            rank[by_first] = np.arange(by_first.size, dtype=np.int64)
+            ids = np.empty(both.size, dtype=np.int64)
+            ids[order] = rank[group]
+            return ids, first[by_first]
+    _, first, inv = np.unique(both, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty(by_first.size, dtype=np.int64)
+    rank[by_first] = np.arange(by_first.size, dtype=np.int64)
+    return rank[inv.reshape(-1)], first[by_first]
+
+
+def _label_keys(both):
+    """A uint64 key of each byte string of ``both`` (fixed width, no NUL byte), and whether the
+    keys are the strings themselves (up to 8 bytes, zero padded) rather than a hash of them."""
+    width = both.dtype.itemsize
+    words = -(-width // 8)
+    padded = np.zeros((both.size, 8 * words), dtype=np.uint8)
+    padded[:, :width] = both.view(np.uint8).reshape(-1, width)
+    padded = padded.view("<u8")
+    key = padded[:, 0].copy()
+    for j in range(1, words):  # multiply-xorshift mixing, as in splitmix64
+        key ^= key >> np.uint64(31)
+        key *= np.uint64(0x9E3779B97F4A7C15)
+        key ^= padded[:, j]
+    if words > 1:
+        key ^= key >> np.uint64(29)
+        key *= np.uint64(0xBF58476D1CE4E5B9)
+        key ^= key >> np.uint64(32)
+    return key, words == 1
+
+
+def _compact_strings_reference(both, w, path, is_directed, reason, lines, notes) -> GraphData:
+    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order,
+    with ``np.unique`` of the bytes: the reference of :func:`_compact_strings`."""
     uniq, first, inv = np.unique(both, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty(order.size, dtype=np.int64)

@@ -657,6 +657,31 @@ def test_edge_list_readers_agree_on_examples(tmp_path, text):
     p = write(tmp_path, "g.csv", text)
     for header in (None, True, False):
         assert_reader_agrees_with_reference(p, header=header)
+    with mock.patch("spla.io._MAX_STRING_MATRIX", 0):  # long labels as bytes objects, not a matrix
+        assert_reader_agrees_with_reference(p)
+
+
+@settings(max_examples=scaled(60), deadline=None)
+@given(labels=st.lists(st.text(alphabet="ab\u00e9 ", min_size=1, max_size=20), min_size=1, max_size=30),
+       keys=st.sampled_from(["real", "one", "length"]))
+def test_string_compaction_agrees_with_reference(labels, keys):
+    """Labels grouped by 64-bit keys number as np.unique numbers them, also when keys collide (forced
+    here: every label one key, or its length as key), which np.unique then settles."""
+    import spla.io
+
+    both = np.array([x.encode() for x in labels])
+    args = (None, "g.txt", True, "", np.arange(len(labels) // 2, dtype=np.int64), [])
+    if len(labels) % 2:
+        both = both[:-1]
+    if both.size == 0:
+        return
+    forced = {"one": lambda b: (np.zeros(b.size, dtype=np.uint64), False),
+              "length": lambda b: (np.char.str_len(b).astype(np.uint64), False)}
+    with mock.patch.object(spla.io, "_label_keys", forced.get(keys, spla.io._label_keys)):
+        got = spla.io._compact_strings(both, *args)
+    want = spla.io._compact_strings_reference(both, *args)
+    assert (got.src.tolist(), got.dst.tolist(), got.labels.tolist(), got.labels.dtype, got.n) == \
+        (want.src.tolist(), want.dst.tolist(), want.labels.tolist(), want.labels.dtype, want.n)
 
 
 def test_exotic_space_list_is_str_strip():
@@ -667,6 +692,17 @@ def test_exotic_space_list_is_str_strip():
     exotic = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in _BLANKS.decode() + "\n"]
     assert all(_EXOTIC_SPACE.fullmatch(c) for c in exotic)
     assert not any(_EXOTIC_SPACE.fullmatch(chr(c)) for c in range(0x110000) if not chr(c).isspace())
+
+
+def test_weight_column_of_many_rows(tmp_path):
+    """String labels and weights on thousands of rows: the weight column (every 3rd token) is parsed at
+    once, each token padded to one width; the values are Python's."""
+    rng = np.random.default_rng(5)
+    w = [repr(x) for x in rng.normal(size=3000).tolist()] + ["nan", "-inf", "1e-320", "-0.0", "7"]
+    text = "".join(f"v{i % 97} u{i % 89} {x}\n" for i, x in enumerate(w))
+    g = read_graph(write(tmp_path, "g.txt", text))
+    assert g.weights.tobytes() == np.array([float(x) for x in w]).tobytes()
+    assert g.labels[g.src[:3]].tolist() == ["v0", "v1", "v2"]
 
 
 # ============================================================================ METIS
