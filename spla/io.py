@@ -1778,13 +1778,11 @@ def _compact_int(s, d, w, path, is_directed, reason, lines, notes) -> GraphData:
                      str(path), "edgelist", lines=lines, notes=notes)
 
 
-def _compact_strings(both, w, path, is_directed, reason, lines, notes) -> GraphData:
-    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order:
-    :func:`_compact_strings_reference`'s result, grouping the labels by a 64-bit key of their bytes
-    (:func:`_first_appearance`) instead of sorting the strings."""
-    ids, firsts = _first_appearance(both)
-    labels_b = both[firsts]
-    labels = np.array([b.decode("utf-8", "backslashreplace") for b in labels_b.tolist()], dtype=object)
+def _compact_strings(both, w, path, is_directed, reason, lines, notes, *, group=None) -> GraphData:
+    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order,
+    grouping them with ``group`` (default :func:`_first_appearance`: a 64-bit key of their bytes)."""
+    ids, firsts = (group or _first_appearance)(both)
+    labels = np.array([b.decode("utf-8", "backslashreplace") for b in both[firsts].tolist()], dtype=object)
     labels = labels.astype(str) if labels.size else np.zeros(0, dtype=str)
     src, dst = ids[0::2].copy(), ids[1::2].copy()
     return GraphData(src, dst, w, int(labels.size), labels, is_directed, reason, _self_loop_count(src, dst),
@@ -1819,6 +1817,12 @@ def _first_appearance(both):
             ids = np.empty(both.size, dtype=np.int64)
             ids[order] = rank[group]
             return ids, first[by_first]
+    return _first_appearance_unique(both)
+
+
+def _first_appearance_unique(both):
+    """:func:`_first_appearance` by ``np.unique`` of the bytes (sorting the strings): its fallback
+    and its reference."""
     _, first, inv = np.unique(both, return_index=True, return_inverse=True)
     by_first = np.argsort(first, kind="stable")
     rank = np.empty(by_first.size, dtype=np.int64)
@@ -1847,16 +1851,5 @@ def _label_keys(both):
 
 
 def _compact_strings_reference(both, w, path, is_directed, reason, lines, notes) -> GraphData:
-    """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order,
-    with ``np.unique`` of the bytes: the reference of :func:`_compact_strings`."""
-    uniq, first, inv = np.unique(both, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size, dtype=np.int64)
-    ids = rank[inv.reshape(-1)]
-    labels_b = uniq[order]
-    labels = np.array([b.decode("utf-8", "backslashreplace") for b in labels_b.tolist()], dtype=object)
-    labels = labels.astype(str) if labels.size else np.zeros(0, dtype=str)
-    src, dst = ids[0::2].copy(), ids[1::2].copy()
-    return GraphData(src, dst, w, int(labels.size), labels, is_directed, reason, _self_loop_count(src, dst),
-                     str(path), "edgelist", lines=lines, notes=notes)
+    """:func:`_compact_strings` with the labels grouped by ``np.unique`` of the bytes: its reference."""
+    return _compact_strings(both, w, path, is_directed, reason, lines, notes, group=_first_appearance_unique)
