@@ -155,6 +155,20 @@ ROWS_HEAVY_MIN_CHUNKS = 2.0
 #: 0.543 -> 0.605.
 ROWS_ORDER = "auto"
 ROWS_ORDER_MIN_CV = 1.5
+#: Unmasked k-block products of plus over float32 with a pattern A (plus_times, plus_first), k a
+#: multiple of 32, run as windows of WINDOW = 32 columns on tensor cores (spla_vecsc_windows,
+#: :func:`window_lists`): each distinct row of a window is gathered once for all of the window's columns
+#: that store it.  "auto": where a sample of windows (WINDOWS_SAMPLE, :func:`window_reuse`) shows at
+#: least WINDOWS_MIN_REUSE entries per distinct row, on a device of compute capability >= 8.0; True
+#: (where the product qualifies) / False: always / never.  Each window's rows are cut into items of at
+#: most WINDOWS_SEG rows (a warp each; a window's several items ADD into y).  The lists cost two words
+#: per distinct (window, row), built on the first such product and cached.
+VECSC_WINDOWS = "auto"
+WINDOW = 32  # columns per window (the kernel's bit words)
+WINDOWS_MIN_REUSE = 2.0
+WINDOWS_MIN_ROWS = 512
+WINDOWS_SAMPLE = 64
+WINDOWS_SEG = 1024
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -299,7 +313,14 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "merge": f"spla_merge<{a}, {t}>",
         "mask_worklist": f"spla_mask_worklist<{a}, {t}, {i}>",
         "input_worklist": f"spla_input_worklist<{a}, {t}, {i}>",
+        # one instantiation per index type, named in every float32 plus_times/plus_first pattern module
+        **({"veCSC_windows": f"spla_vecsc_windows<{i}>"} if _windows_semiring(add, mul, dtype, pattern) else {}),
     }
+
+
+def _windows_semiring(add, mul, dtype, pattern):
+    """Whether spla_vecsc_windows computes MUL's product: plus over float32, MUL(x, a) = x on a pattern A."""
+    return add == "plus" and mul in ("times", "first") and np.dtype(dtype) == np.float32 and bool(pattern)
 
 
 def all_name_expressions(registered_only=True):
@@ -499,6 +520,140 @@ def rows_items(xp, colptr, chunk):
     return {"item_col": col.astype(colptr.dtype), "item_begin": begin.astype(colptr.dtype),
             "item_end": end.astype(colptr.dtype), "item_multi": (nch[col] > 1).astype(np.uint8),
             "multi_cols": xp.flatnonzero(nch > 1).astype(i64), "nitems": nitems}
+
+
+def window_lists(xp, colptr, rowidx, nrows, width=WINDOW):
+    """The distinct rows of every window of ``width`` consecutive columns of a CSC pattern (array module
+    ``xp``): what spla_vecsc_windows walks.
+
+    colptr (ncols+1,) int32/int64 and rowidx (nnz,) of one CSC matrix without duplicate entries (rows
+    in any order within a column); nrows: A's row count; 1 <= width <= 32.  Window w holds columns
+    width*w .. width*w + width - 1, nwin = ceil(ncols / width).  Returns a dict:
+      win_ptr  (nwin+1,) colptr.dtype: window w's rows are p in [win_ptr[w], win_ptr[w+1])
+      win_rows (total,) int32: the distinct rows stored in the window, ascending
+      win_bits (total,) uint32: bit b set when A[win_rows[p], width*w + b] is stored
+      reuse    float: entries per distinct (window, row), nnz / total (0.0 without entries)
+    One sort of nnz 64-bit keys (window, row, column in window); no Python loop over columns."""
+    i64 = np.int64
+    if not 1 <= width <= 32:
+        raise ValueError(f"window width must be 1..32 (bits of a word), got {width}")
+    ncols = int(colptr.shape[0]) - 1
+    nnz = int(rowidx.shape[0])
+    nwin = -(-ncols // width)
+    c64 = colptr.astype(i64)
+    col = xp.searchsorted(c64[1:], xp.arange(nnz, dtype=i64), side="right")
+    key = xp.sort(((col // width) * nrows + rowidx.astype(i64)) * width + col % width)
+    bit = xp.left_shift(xp.ones(nnz, dtype=np.uint64), (key % width).astype(np.uint64))
+    key //= width  # window * nrows + row
+    first = xp.ones(nnz, dtype=bool)
+    first[1:] = key[1:] != key[:-1]
+    starts = xp.flatnonzero(first)
+    # the bits of one (window, row) are distinct powers of two: their OR is their sum
+    csum = xp.zeros(nnz + 1, dtype=np.uint64)
+    xp.cumsum(bit, out=csum[1:])
+    ends = xp.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1:] = nnz
+    ukey = key[starts]
+    win = ukey // max(1, nrows)
+    return {"win_ptr": xp.searchsorted(win, xp.arange(nwin + 1, dtype=i64), side="left").astype(colptr.dtype),
+            "win_rows": (ukey - win * nrows).astype(np.int32),
+            "win_bits": (csum[ends] - csum[starts]).astype(np.uint32),
+            "reuse": nnz / int(starts.shape[0]) if nnz else 0.0}
+
+
+def window_reuse(xp, colptr, rowidx, nrows, sample, width=WINDOW):
+    """(reuse, rows) over ``sample`` evenly spaced windows of ``width`` columns: entries per distinct
+    (window, row) and distinct rows per window, as :func:`window_lists` would give for those windows
+    ((0.0, 0.0) when they hold no entry).  Two host syncs."""
+    i64 = np.int64
+    ncols = int(colptr.shape[0]) - 1
+    nwin = -(-ncols // width)
+    if nwin == 0 or sample < 1:
+        return 0.0, 0.0
+    c64 = colptr.astype(i64)
+    ws = xp.unique(xp.linspace(0, nwin - 1, min(int(sample), nwin)).astype(i64))
+    lo = c64[ws * width]
+    lens = c64[xp.minimum(ws * width + width, ncols)] - lo
+    total = int(lens.sum())
+    if total == 0:
+        return 0.0, 0.0
+    last = xp.cumsum(lens)
+    pos = xp.arange(total, dtype=i64)
+    owner = xp.searchsorted(last, pos, side="right")
+    entry = lo[owner] + pos - (last[owner] - lens[owner])
+    key = xp.sort(owner * max(1, nrows) + rowidx[entry].astype(i64))
+    distinct = 1 + int(_dev.count_true(key[1:] != key[:-1]))
+    return total / distinct, distinct / int(ws.shape[0])
+
+
+def split_bf16x3(x):
+    """The NumPy twin of spmv.cuh's spla_split_bf16x3 (the windows kernel's operand split).
+
+    x: float32 array.  Returns (p0, p1, p2), float32 arrays of x's shape whose values are bfloat16
+    numbers (the low 16 bits are zero): p0 is x truncated to 8 significant bits, p1 the next 8 of
+    what is left, p2 the rest.  For finite x that is 0 or at least WINDOWS_TINY in magnitude, p2 is
+    exact and p0 + p1 + p2 == x; every other x is recomputed on the exact path (:func:`windows_exact`)."""
+    x = np.asarray(x, dtype=np.float32)
+    top = np.uint32(0xFFFF0000)
+    p0 = (x.view(np.uint32) & top).view(np.float32)
+    r1 = x - p0
+    p1 = (r1.view(np.uint32) & top).view(np.float32)
+    r2 = r1 - p1
+    p2 = (r2.view(np.uint32) & top).view(np.float32)
+    return p0, p1, p2
+
+
+#: Magnitudes below this take the windows kernel's exact path (their last part would be subnormal).
+WINDOWS_TINY = np.float32(2.0 ** -100)
+
+
+def windows_exact(x):
+    """Where the windows kernel's tensor-core path is exact for a value of U (the twin of its test):
+    finite, and 0 or at least WINDOWS_TINY in magnitude.  x: float32 array; returns a bool array."""
+    a = np.abs(np.asarray(x, dtype=np.float32))
+    return np.isfinite(a) & ((a == 0) | (a >= WINDOWS_TINY))
+
+
+def _window_lists(cp, A, colptr, rowidx):
+    """:func:`window_lists` of A (cached in ``A._cache``), with its items of at most WINDOWS_SEG rows
+    (:func:`rows_items` over win_ptr) and the columns of the windows of several items."""
+    key = ("window_lists", WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
+    lists = _cached(A, key, lambda: window_lists(cp, colptr, rowidx, int(A.shape[0])))
+    seg = int(WINDOWS_SEG)
+    if seg < 16 or seg % 16:
+        raise ValueError(f"spla.backends.gpu.WINDOWS_SEG must be a positive multiple of 16, got {WINDOWS_SEG!r}")
+
+    def build_items():
+        items = rows_items(cp, lists["win_ptr"], seg)
+        ncols = int(colptr.shape[0]) - 1
+        cols = (items["multi_cols"][:, None] * WINDOW + cp.arange(WINDOW, dtype=np.int64)).ravel()
+        items["multi_window_cols"] = cols[cols < ncols]
+        return items
+
+    return lists, _cached(A, key + ("items", seg), build_items)
+
+
+@functools.lru_cache(maxsize=None)
+def _compute_capability(device_id):
+    return int(_cupy().cuda.Device(device_id).compute_capability)
+
+
+def _use_windows(cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id):
+    """Whether a k-block veCSC product runs as windows on tensor cores (VECSC_WINDOWS; see there)."""
+    if VECSC_WINDOWS not in ("auto", True, False):
+        raise ValueError(f"spla.backends.gpu.VECSC_WINDOWS must be 'auto', True or False, got {VECSC_WINDOWS!r}")
+    if VECSC_WINDOWS is False:
+        return False
+    if not (_windows_semiring(add, mul, dtype, pattern) and mode == MASK_NONE and k % WINDOW == 0 and adds
+            and int(A.shape[0]) < 2**31 and _compute_capability(device_id) >= 80):
+        return False
+    if VECSC_WINDOWS == "auto":
+        key = ("window_reuse", WINDOW, int(WINDOWS_SAMPLE), colptr.device.id)
+        reuse, rows = _cached(A, key, lambda: window_reuse(cp, colptr, rowidx, int(A.shape[0]),
+                                                              int(WINDOWS_SAMPLE)))
+        return reuse >= WINDOWS_MIN_REUSE and rows >= WINDOWS_MIN_ROWS
+    return True
 
 
 def _rows_items(cp, A, colptr, chunk):
@@ -1001,6 +1156,19 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                        + ("added into out)" if direct else "reduced through a buffer)"))
             _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
                                flags, vec4)
+    elif kernel == "veCSC" and _rows_fit(u, y, k, dtype) and _use_windows(
+            cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id):
+        lists, items = _window_lists(cp, A, colptr, rowidx)
+        if becomes and items["multi_window_cols"].size:
+            y[items["multi_window_cols"]] = 0.0  # their items ADD into it
+        nitems = items["nitems"]
+        grid = _grid(nitems * (k // WINDOW) * 32)
+        variant = debug and (f" (windows of {WINDOW} columns on tensor cores: {nitems} items of at most "
+                             f"{int(WINDOWS_SEG)} distinct rows, {lists['reuse']:.2f} entries a row)")
+        # Y = U +.* A, a warp per item of a window's distinct rows and 32 components, on tensor cores
+        funcs["veCSC_windows"]((grid,), (BLOCK,), (
+            items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
+            lists["win_rows"], lists["win_bits"], u, y, i64(ncols), i64(k), acc, i32(flags)))
     elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
         group = _rows_group(k, dtype)
         # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic

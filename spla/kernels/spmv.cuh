@@ -64,6 +64,26 @@
 #ifndef SPLA_ROWS_MIN_BLOCKS
 #define SPLA_ROWS_MIN_BLOCKS 6
 #endif
+// bfloat16 parts per float in the windows kernel's MMAs: 3 (exact, the product's); 1 only in
+// tools/probe_windows.py, to time the kernel without the two smaller parts' MMAs (inexact results).
+#ifndef SPLA_WINDOWS_PARTS
+#define SPLA_WINDOWS_PARTS 3
+#endif
+// 1: the windows kernel sums each 16 rows in a fresh MMA accumulator and adds that into its running
+// sums on the CUDA cores (rounding to nearest); 0: the running sums are the MMAs' accumulators.
+#ifndef SPLA_WINDOWS_FRESH
+#define SPLA_WINDOWS_FRESH 1
+#endif
+// Resident blocks per SM asked of ptxas for the windows kernel (0: no __launch_bounds__, 128 registers,
+// 2 blocks of 256 threads per SM).
+#ifndef SPLA_WINDOWS_MIN_BLOCKS
+#define SPLA_WINDOWS_MIN_BLOCKS 0
+#endif
+#if SPLA_WINDOWS_MIN_BLOCKS > 0
+#define SPLA_WINDOWS_BOUNDS __launch_bounds__(SPLA_BLOCK, SPLA_WINDOWS_MIN_BLOCKS)
+#else
+#define SPLA_WINDOWS_BOUNDS
+#endif
 // Entries in flight per lane in the row-piece walk (spla_piece_reduce): 4 or 8.
 #ifndef SPLA_ROWS_UNROLL
 #define SPLA_ROWS_UNROLL 4
@@ -1136,6 +1156,249 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
                 const spla_piece<T> t = comp != 0 ? spla_piece_reduce<Add, Mul, T, I, PATTERN>(
                                                         rowidx, vals, u4, P, pc, begin, end, ident) : none;
                 spla_piece_store<T>(y4, j * P + pc, comp, t, ident, accum, flags);
+            }
+        }
+    }
+}
+
+// ================================================================================================
+// veCSC windows on tensor cores ("windows"): a k-block product of plus over float with a pattern A
+// (plus_times, plus_first), k a multiple of 32, no mask, where a window's columns share many rows.
+//
+//   Y[j, c] = sum over the rows i stored in column j of U[i, c]
+//
+// A's columns are grouped in windows of 32: window w holds columns 32w .. 32w + 31.  win_rows[p] is a
+// distinct row i stored somewhere in window w (ascending) and win_bits[p] says where: bit b is set when
+// A[i, 32w + b] is stored, for p in [win_ptr[w], win_ptr[w + 1]).  A row gathered once then serves
+// every column of the window that stores it (Mycielski-16: 4.5 columns per row on average, against 1
+// for the row kernel, which gathers a row per entry).  The backend cuts each window's list into items
+// of at most SEG rows (rows_items over win_ptr): item q is rows [item_begin[q], item_end[q]) of window
+// item_col[q].
+//
+// Thread mapping: a warp per (item q, slab s of 32 components c = 32s .. 32s + 31), grid-stride over
+// nitems * (k / 32) warps.  The warp walks its rows 16 at a time.  Lane l (g = l / 4, t = l % 4) loads
+// rows 2t, 2t + 1, 2t + 8 and 2t + 9 of the 16 (index and bits) and the 16-byte pieces U[i, 32s + 4g ..
+// 32s + 4g + 3] of those rows (a warp load instruction reads four whole 128-byte rows).  Each float is
+// split into three bfloat16 parts whose sum is the float exactly; the warp builds each half-window's
+// 0/1 tile (16 columns x 16 rows, bfloat16) from the bits and issues mma.sync.m16n8k16 (bfloat16 in,
+// float32 accumulate): 2 halves x 4 n-tiles x 3 parts per 16 rows, into a fresh accumulator that is
+// then added into the running sums (SPLA_WINDOWS_FRESH).  The next 16 rows' loads are issued first.  Column n of n-tile nt is component
+// 32s + 4n + nt, so lane l accumulates components 32s + 8t .. 32s + 8t + 7 of window columns 16h + g and
+// 16h + g + 8 (h = 0, 1): 32 floats a lane.
+//
+// A value that is not finite (0 x inf is NaN in a tile) or below 2^-100 in magnitude (its smallest part
+// would fall below the normal range) is not on the tensor cores' exact path: a warp that loads one
+// recomputes its item on the CUDA cores, lane l owning component 32s + l of the 32 columns in
+// registers, rows in ascending order (the row kernel's order and result).
+//
+// Output: an item that is its window's only one stores its 32 x 32 results under the output semantics
+// (spla_store, everything computed: there is no mask; 16-byte stores when fresh or without accum); the
+// items of a window of several ADD into y (red.global.add.v4.f32 per four components, a CAS loop that
+// keeps subnormals on the exact path; the backend stored the identity into those windows' columns first when y becomes
+// the result; otherwise accum is plus and y keeps its value).  Columns >= ncols are not stored.
+//   item_col, item_begin, item_end (nitems,) I; item_multi (nitems,) unsigned char; win_rows (nwin_rows,)
+//   int; win_bits (nwin_rows,) unsigned int; u (nrows, k) float and y (ncols, k) float, 16-byte aligned.
+// ================================================================================================
+// The bfloat16 parts of two floats a (k row r) and b (k row r + 1), packed as MMA operand registers
+// (a in the low half): part0 keeps the top 8 significant bits (the high half of the float's bits), part1
+// the next 8 of what is left, part2 the rest.  Each subtraction is exact (same sign and exponent), and
+// part0 + part1 + part2 == the float for every finite float that is 0 or at least 2^-100 in magnitude
+// (spla_windows_bad); split_bf16x3 in gpu.py is the NumPy twin.
+SPLA_DEV void spla_split_bf16x3(float a, float b, unsigned int& p0, unsigned int& p1, unsigned int& p2)
+{
+    const float ar = a - __uint_as_float(__float_as_uint(a) & 0xffff0000u);
+    const float br = b - __uint_as_float(__float_as_uint(b) & 0xffff0000u);
+    const float ar2 = ar - __uint_as_float(__float_as_uint(ar) & 0xffff0000u);
+    const float br2 = br - __uint_as_float(__float_as_uint(br) & 0xffff0000u);
+    p0 = __byte_perm(__float_as_uint(a), __float_as_uint(b), 0x7632);  // the two high halves
+    p1 = __byte_perm(__float_as_uint(ar), __float_as_uint(br), 0x7632);
+    p2 = __byte_perm(__float_as_uint(ar2), __float_as_uint(br2), 0x7632);
+}
+
+// Whether a value leaves the tensor-core path: not finite (0 x inf is NaN in a tile), or nonzero and
+// below 2^-100 in magnitude (its last part would not be a normal bfloat16): biased exponent outside
+// [27, 254] and not zero.
+SPLA_DEV bool spla_windows_bad(float v)
+{
+    const unsigned int mag = __float_as_uint(v) & 0x7fffffffu;
+    return mag != 0u && mag - 0x0d800000u >= 0x7f800000u - 0x0d800000u;
+}
+
+SPLA_DEV void spla_mma_bf16(float (&d)[4], unsigned int a0, unsigned int a1, unsigned int a2, unsigned int a3,
+                            unsigned int b0, unsigned int b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// bfloat16 1.0 in the low (bit b of lo) and the high (bit b of hi) half of an MMA register, else 0.
+SPLA_DEV unsigned int spla_tile_pair(unsigned int lo, unsigned int hi, int b)
+{
+    return (((lo >> b) & 1u) | (((hi >> b) & 1u) << 16)) * 0x3f80u;
+}
+
+// Store (single item) or atomically add (an item of several) one result of window column j: the exact
+// path's output.
+SPLA_DEV void spla_window_emit(float* __restrict__ y, long long j, long long ncols, long long idx, float t,
+                               bool multi, int accum, int flags)
+{
+    if (j >= ncols) return;
+    if (multi) {
+        // a CAS loop, not atomicAdd: the float atomics flush subnormal inputs and results to zero
+        if (t != 0.0f) {
+            unsigned int* at = reinterpret_cast<unsigned int*>(y + idx);
+            unsigned int old = *at, seen;
+            do {
+                seen = old;
+                old = atomicCAS(at, seen, __float_as_uint(__uint_as_float(seen) + t));
+            } while (old != seen);
+        }
+    } else {
+        spla_store<float>(y, idx, true, t, 0.0f, accum, flags);
+    }
+}
+
+// The same for four consecutive results y[idx .. idx + 3] (idx a multiple of 4): one 16-byte store, or
+// one vector reduction (red.global.add.v4.f32, sm_90): the tensor-core path's output.  That reduction
+// flushes subnormals, but no sum of values that are 0 or at least 2^-100 is one: every such value is a
+// multiple of 2^-123, and so is every sum of them.
+SPLA_DEV void spla_window_emit4(float* __restrict__ y, long long j, long long ncols, long long idx,
+                                const float (&t)[4], bool multi, int accum, int flags)
+{
+    if (j >= ncols) return;
+    if (multi) {
+        if (t[0] != 0.0f || t[1] != 0.0f || t[2] != 0.0f || t[3] != 0.0f)
+            asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
+                         :: "l"(y + idx), "f"(t[0]), "f"(t[1]), "f"(t[2]), "f"(t[3]) : "memory");
+    } else if ((flags & SPLA_FRESH) || accum == SPLA_ACCUM_NONE) {
+        *reinterpret_cast<float4*>(y + idx) = make_float4(t[0], t[1], t[2], t[3]);
+    } else {
+#pragma unroll
+        for (int v = 0; v < 4; ++v) spla_store<float>(y, idx + v, true, t[v], 0.0f, accum, flags);
+    }
+}
+
+template <class I>
+__global__ void SPLA_WINDOWS_BOUNDS spla_vecsc_windows(const I* __restrict__ item_col, const I* __restrict__ item_begin,
+                                   const I* __restrict__ item_end, const unsigned char* __restrict__ item_multi,
+                                   long long nitems, const int* __restrict__ win_rows,
+                                   const unsigned int* __restrict__ win_bits, const float* __restrict__ u,
+                                   float* __restrict__ y, long long ncols, long long k, int accum, int flags)
+{
+    const unsigned int full = 0xffffffffu;
+    const int lane = (int)(threadIdx.x & 31u);
+    const int g = lane >> 2, t = lane & 3;
+    const long long slabs = k >> 5;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long wq = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; wq < nitems * slabs; wq += warps) {
+        const long long q = wq / slabs, s = wq - q * slabs;
+        const long long w = (long long)spla_ld(item_col + q);
+        const long long begin = (long long)spla_ld(item_begin + q), end = (long long)spla_ld(item_end + q);
+        const bool multi = __ldg(item_multi + q) != 0;
+        const float* __restrict__ us = u + 32 * s + 4 * g;
+        float d[2][4][4];
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) d[h][nt][e] = 0.0f;
+        // the 16 rows at `base`: lane's slots 2t, 2t+1, 2t+8, 2t+9 (bits 0 and a zero row past `end`)
+        unsigned int bits[4];
+        float4 x[4];
+        auto load = [&](long long base) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const long long p = base + 2 * t + (r & 1) + 8 * (r >> 1);
+                bits[r] = 0u;
+                x[r] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (p < end) {
+                    bits[r] = __ldg(win_bits + p);
+                    x[r] = __ldg(reinterpret_cast<const float4*>(us + (long long)__ldg(win_rows + p) * k));
+                }
+            }
+        };
+        bool exact = true;
+        if (begin < end) load(begin);
+        for (long long base = begin; base < end; base += 16) {
+            const unsigned int cb[4] = {bits[0], bits[1], bits[2], bits[3]};
+            const float4 cx[4] = {x[0], x[1], x[2], x[3]};
+            if (base + 16 < end) load(base + 16);  // the next 16 rows' loads fly during these MMAs
+            bool bad = false;
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                bad |= spla_windows_bad(cx[r].x) | spla_windows_bad(cx[r].y) | spla_windows_bad(cx[r].z) |
+                       spla_windows_bad(cx[r].w);
+            if (__any_sync(full, bad)) {
+                exact = false;
+                break;
+            }
+            // B fragments: part pt of n-tile nt, k rows (2t, 2t+1) [rr = 0] and (2t+8, 2t+9) [rr = 1]
+            unsigned int bf[3][4][2];
+#pragma unroll
+            for (int rr = 0; rr < 2; ++rr) {
+                const float4 lo = cx[2 * rr], hi = cx[2 * rr + 1];
+                spla_split_bf16x3(lo.x, hi.x, bf[0][0][rr], bf[1][0][rr], bf[2][0][rr]);
+                spla_split_bf16x3(lo.y, hi.y, bf[0][1][rr], bf[1][1][rr], bf[2][1][rr]);
+                spla_split_bf16x3(lo.z, hi.z, bf[0][2][rr], bf[1][2][rr], bf[2][2][rr]);
+                spla_split_bf16x3(lo.w, hi.w, bf[0][3][rr], bf[1][3][rr], bf[2][3][rr]);
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                // A fragment: window columns 16h + g (+ 8) x rows (2t, 2t+1), (2t+8, 2t+9)
+                const int b = 16 * h + g;
+                const unsigned int a0 = spla_tile_pair(cb[0], cb[1], b);
+                const unsigned int a1 = spla_tile_pair(cb[0], cb[1], b + 8);
+                const unsigned int a2 = spla_tile_pair(cb[2], cb[3], b);
+                const unsigned int a3 = spla_tile_pair(cb[2], cb[3], b + 8);
+#pragma unroll
+                for (int nt = 0; nt < 4; ++nt) {
+#if SPLA_WINDOWS_FRESH
+                    // the 16 rows' sums in a fresh accumulator, added to d rounding to nearest: the
+                    // tensor cores' own accumulation truncates, and a long chain of it drifts
+                    float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+                    for (int pt = SPLA_WINDOWS_PARTS - 1; pt >= 0; --pt)  // smallest part first
+                        spla_mma_bf16(part, a0, a1, a2, a3, bf[pt][nt][0], bf[pt][nt][1]);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) d[h][nt][e] += part[e];
+#else
+#pragma unroll
+                    for (int pt = SPLA_WINDOWS_PARTS - 1; pt >= 0; --pt)  // smallest part first
+                        spla_mma_bf16(d[h][nt], a0, a1, a2, a3, bf[pt][nt][0], bf[pt][nt][1]);
+#endif
+                }
+            }
+        }
+        if (exact) {
+            // d[h][nt][e]: window column 16h + g + 8 * (e >> 1), component 32s + 8t + 4 * (e & 1) + nt
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const long long j = 32 * w + 16 * h + g + 8 * (e >> 1);
+                    const float t4[4] = {d[h][0][e], d[h][1][e], d[h][2][e], d[h][3][e]};
+                    spla_window_emit4(y, j, ncols, j * k + 32 * s + 8 * t + 4 * (e & 1), t4, multi, accum, flags);
+                }
+        } else {
+            // exact path: lane owns component 32s + lane of the window's 32 columns, rows in order
+            float acc[32];
+#pragma unroll
+            for (int b = 0; b < 32; ++b) acc[b] = 0.0f;
+            for (long long p = begin; p < end; ++p) {
+                const unsigned int m = __ldg(win_bits + p);
+                const float v = __ldg(u + (long long)__ldg(win_rows + p) * k + 32 * s + lane);
+                if (v == 0.0f) continue;  // ADD's identity contributes nothing
+#pragma unroll
+                for (int b = 0; b < 32; ++b)
+                    if ((m >> b) & 1u) acc[b] += v;
+            }
+#pragma unroll
+            for (int b = 0; b < 32; ++b) {
+                const long long j = 32 * w + b;
+                spla_window_emit(y, j, ncols, j * k + 32 * s + lane, acc[b], multi, accum, flags);
             }
         }
     }

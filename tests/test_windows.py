@@ -1,0 +1,237 @@
+"""Windows of 32 columns on tensor cores (spla_vecsc_windows): the k-block product of plus over float32
+with a pattern A, each distinct row of a window gathered once for all of its columns.
+
+CPU (everywhere, CI included): the lists the kernel walks (``window_lists``: every stored entry once,
+rows ascending, as bits of 32-bit words) against the matrix, the sampled reuse against the full one,
+and the operand split (``split_bf16x3``, the NumPy twin of the kernel's) exact on every float32 that
+the tensor-core path takes (``windows_exact``).
+
+GPU (marker ``gpu``): the kernel forced on (VECSC_WINDOWS = True) against the dense NumPy reference
+with every output mode (fresh, out, accum plus / min, replace), windows cut into several items (a
+small WINDOWS_SEG), k = 32 and 64, int32 and int64 indices, U with NaN, infinities and tiny values
+(the exact path), and the "auto" rule.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import spla
+from spla import testing as T
+from spla.backends import gpu
+
+
+def _csc(nrows, ncols, density, seed, heavy=0):
+    """A random CSC pattern (scipy), optionally with ``heavy`` full-height columns."""
+    rng = np.random.default_rng(seed)
+    S = sp.random(nrows, ncols, density=density, format="csc", random_state=rng) if nrows * ncols else \
+        sp.csc_matrix((nrows, ncols))
+    S = S.tolil()
+    for j in rng.choice(ncols, size=min(heavy, ncols), replace=False) if ncols else []:
+        S[:, j] = 1.0
+    S = S.tocsc()
+    S.sort_indices()
+    S.data[:] = 1.0
+    return S
+
+
+def _pairs(lists, width=32):
+    """The (row, column) entries that window lists describe, and checks of their form."""
+    ptr, rows, bits = (np.asarray(lists[k]) for k in ("win_ptr", "win_rows", "win_bits"))
+    out = []
+    for w in range(ptr.shape[0] - 1):
+        r, b = rows[ptr[w]:ptr[w + 1]], bits[ptr[w]:ptr[w + 1]]
+        assert np.all(np.diff(r.astype(np.int64)) > 0), "a window's rows are distinct and ascending"
+        assert np.all(b != 0), "a listed row is stored in some column of the window"
+        for bit in range(width):
+            hit = (b >> np.uint32(bit)) & np.uint32(1) != 0
+            out += [(int(i), w * width + bit) for i in r[hit]]
+    return sorted(out)
+
+
+@settings(max_examples=150, deadline=None)
+@given(nrows=st.integers(0, 90), ncols=st.integers(0, 140), density=st.sampled_from([0.0, 0.02, 0.2, 0.7]),
+       seed=st.integers(0, 2**31), heavy=st.integers(0, 2), index=st.sampled_from([np.int32, np.int64]))
+def test_window_lists_hold_every_entry_once(nrows, ncols, density, seed, heavy, index):
+    S = _csc(nrows, ncols, density, seed, heavy if nrows else 0)
+    lists = gpu.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
+    nwin = -(-ncols // 32)
+    assert lists["win_ptr"].shape == (nwin + 1,) and lists["win_ptr"].dtype == index
+    assert lists["win_rows"].dtype == np.int32 and lists["win_bits"].dtype == np.uint32
+    coo = S.tocoo()
+    assert _pairs(lists) == sorted(zip(coo.row.tolist(), coo.col.tolist()))
+    distinct = int(lists["win_rows"].shape[0])
+    assert lists["reuse"] == (S.nnz / distinct if S.nnz else 0.0)
+    # sampling every window gives the same reuse; sampling some gives the reuse of those windows
+    reuse, rows = gpu.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
+    assert reuse == pytest.approx(lists["reuse"])
+    assert rows == (pytest.approx(distinct / nwin) if S.nnz else 0.0)
+    if nwin:  # one sampled window: linspace(0, nwin - 1, 1) is window 0
+        ptr = lists["win_ptr"]
+        entries = int(S.indptr[min(32, ncols)])
+        assert gpu.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
+            (entries / int(ptr[1]), float(ptr[1])) if entries else (0.0, 0.0))
+
+
+def test_window_lists_of_unsorted_rows_and_narrow_windows():
+    # rows in any order within a column; a width below 32 uses the low bits only
+    colptr = np.array([0, 3, 4, 6], dtype=np.int32)
+    rowidx = np.array([4, 0, 2, 2, 2, 1], dtype=np.int32)
+    lists = gpu.window_lists(np, colptr, rowidx, 5, width=2)
+    assert lists["win_ptr"].tolist() == [0, 3, 5]
+    assert lists["win_rows"].tolist() == [0, 2, 4, 1, 2]
+    assert lists["win_bits"].tolist() == [1, 3, 1, 1, 1]
+    assert lists["reuse"] == 6 / 5
+    with pytest.raises(ValueError, match="window width must be 1..32"):
+        gpu.window_lists(np, colptr, rowidx, 5, width=33)
+
+
+def _float32s():
+    return st.integers(0, 2**32 - 1).map(lambda b: np.array([b], dtype=np.uint32).view(np.float32)[0])
+
+
+@settings(max_examples=500, deadline=None)
+@given(x=st.lists(_float32s(), min_size=1, max_size=64))
+def test_split_bf16x3_is_exact_where_the_tensor_cores_are_used(x):
+    x = np.array(x, dtype=np.float32)
+    ok = gpu.windows_exact(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        parts = gpu.split_bf16x3(x)
+    for p in parts:
+        assert np.all(p.view(np.uint32) & np.uint32(0xFFFF) == 0), "every part is a bfloat16 number"
+        q = np.abs(p[ok])
+        assert np.all((q == 0) | (q >= np.finfo(np.float32).tiny)), "no subnormal part reaches a tensor core"
+    total = parts[0][ok].astype(np.float64) + parts[1][ok] + parts[2][ok]
+    assert np.array_equal(total, x[ok].astype(np.float64))
+    a = np.abs(x)
+    assert np.array_equal(ok, np.isfinite(x) & ((a == 0) | (a >= 2.0 ** -100)))
+
+
+def test_windows_setting_is_checked(monkeypatch):
+    monkeypatch.setattr(gpu, "VECSC_WINDOWS", "yes")
+    with pytest.raises(ValueError, match="VECSC_WINDOWS must be 'auto', True or False, got 'yes'"):
+        gpu._use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
+                         gpu.MASK_NONE, True, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU
+# ---------------------------------------------------------------------------------------------
+def _gpu():
+    if not spla.gpu_available():
+        pytest.skip("no GPU: CuPy is not installed or sees no CUDA device")
+    import cupy
+    return cupy
+
+
+_MODES = [dict(), dict(out=True), dict(out=True, accum="plus"), dict(out=True, accum="min"),
+          dict(out=True, replace=True), dict(out=True, accum="plus", replace=True)]
+
+
+@pytest.mark.gpu
+@settings(max_examples=60, deadline=None)
+@given(A=T.matrices(0, 1100, 0, 140, pattern=True, dtype=np.float32, heavy_columns=None, max_nnz=30000,
+                    device="gpu:0"),
+       k=st.sampled_from([32, 64]), seg=st.sampled_from([16, 32, 256]), mode=st.sampled_from(_MODES),
+       semiring=st.sampled_from(["plus_times", "plus_first"]), seed=st.integers(0, 2**31))
+def test_windows_product_matches_dense(monkeypatch, A, k, seg, mode, semiring, seed):
+    cp = _gpu()
+    monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
+    monkeypatch.setattr(gpu, "WINDOWS_SEG", seg)
+    rng = np.random.default_rng(seed)
+    n, m = A.shape
+    U = rng.integers(-4, 9, size=(n, k)).astype(np.float32)
+    kw = {key: v for key, v in mode.items() if key != "out"}
+    out = rng.integers(-3, 4, size=(m, k)).astype(np.float32) if mode.get("out") else None
+    want = T.reference("vxm", A, U, semiring, out=None if out is None else out.copy(), **kw)
+    got = spla.vxm(cp.asarray(U), A, semiring, out=None if out is None else cp.asarray(out), kernel="veCSC", **kw)
+    T.assert_equal(cp.asnumpy(got), want, rtol=0, atol=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_windows_kernel_runs_and_splits_windows(monkeypatch, caplog, index):
+    """Both index instantiations, windows of several items (atomics) and of one, columns past the last
+    full window, and the DEBUG line naming the variant."""
+    cp = _gpu()
+    from types import SimpleNamespace
+
+    S = _csc(700, 75, 0.3, 7, heavy=3)
+    A = SimpleNamespace(shape=S.shape, nnz=S.nnz, values=None, _cache={},
+                        colptr=cp.asarray(S.indptr.astype(index)), rowidx=cp.asarray(S.indices.astype(index)))
+    monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
+    monkeypatch.setattr(gpu, "WINDOWS_SEG", 32)
+    U = np.random.default_rng(3).random((700, 32), dtype=np.float32)
+    with caplog.at_level(logging.DEBUG, logger="spla"):
+        got = gpu.vxm(cp.asarray(U), A, "plus_times", None, False, None, None, False, "veCSC")
+    assert "windows of 32 columns on tensor cores" in caplog.text
+    want = S.T.astype(np.float64) @ U.astype(np.float64)  # sums of about 200 terms in [0, 1)
+    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5, atol=1e-5)
+    lists = A._cache[("window_lists", 32, np.dtype(index).str, 0)]
+    assert lists["win_ptr"].dtype == index
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("special", ["nan", "inf", "-inf", "tiny", "subnormal", "negzero"])
+def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special):
+    """A value the split cannot carry exactly (or that would poison a tile: 0 x inf) sends its warp's item
+    to the exact path, which gives the row kernel's result: NaN and infinities where those rows reach,
+    nothing lost from tiny values, -0.0 skipped as the identity, and subnormals read as 0 as by every
+    GPU kernel (CuPy compiles with -ftz=true)."""
+    cp = _gpu()
+    value = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf, "tiny": 2.0 ** -110, "subnormal": 1e-45,
+             "negzero": -0.0}[special]
+    S = _csc(300, 70, 0.2, 11, heavy=1).tolil()
+    S[:, 69] = 0.0
+    S[7, 69] = 1.0  # column 69 sums row 7 alone
+    A = spla.Matrix.from_scipy(S.tocsc(), directed=True, device="gpu:0")
+    rng = np.random.default_rng(5)
+    U = rng.integers(1, 5, size=(300, 32)).astype(np.float32)
+    U[rng.choice(300, size=4, replace=False), rng.integers(0, 32)] = np.float32(value)
+    U[7, :] = np.float32(value) * np.float32(3.0) if special in ("tiny", "subnormal") else U[7, :]
+    for seg in (16, 256):
+        monkeypatch.setattr(gpu, "WINDOWS_SEG", seg)
+        monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
+        got = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
+        monkeypatch.setattr(gpu, "VECSC_WINDOWS", False)
+        rows = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
+        # CuPy compiles every kernel with -ftz=true: the GPU reads a subnormal float32 as 0
+        flushed = np.where(np.abs(U) < np.finfo(np.float32).tiny, np.float32(0), U)
+        want = T.reference("vxm", A, flushed, "plus_times")
+        T.assert_equal(got, want, rtol=1e-6, atol=0)
+        T.assert_equal(rows, want, rtol=1e-6, atol=0)
+        if special == "tiny":
+            assert np.all(got[69] == np.float32(value) * np.float32(3.0)), "tiny sums are kept"
+
+
+@pytest.mark.gpu
+def test_windows_auto_rule(monkeypatch, caplog):
+    """"auto" runs windows where the sampled windows reach WINDOWS_MIN_REUSE entries a row and
+    WINDOWS_MIN_ROWS rows (a dense block) and the row kernel where they do not (a random sparse matrix),
+    and never for masked products, other semirings or k not a multiple of 32."""
+    cp = _gpu()
+    monkeypatch.setattr(gpu, "VECSC_WINDOWS", "auto")
+    dense = spla.Matrix.from_scipy(_csc(2000, 256, 0.5, 1), directed=True, device="gpu:0")
+    sparse = spla.Matrix.from_scipy(_csc(20000, 4096, 0.0003, 2), directed=True, device="gpu:0")
+    cases = [(dense, {}, True), (sparse, {}, False), (dense, {"mask": "half"}, False),
+             (dense, {"semiring": "plus_second"}, False), (dense, {"k": 16}, False)]
+    for A, extra, windows in cases:
+        k = extra.get("k", 32)
+        U = cp.asarray(np.random.default_rng(0).integers(-3, 9, size=(A.shape[0], k)).astype(np.float32))
+        mask = None
+        if extra.get("mask"):
+            mask = cp.zeros(A.shape[1], dtype=bool)
+            mask[::2] = True
+        semiring = extra.get("semiring", "plus_times")
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="spla"):
+            got = spla.vxm(U, A, semiring, mask=mask, kernel="veCSC")
+        assert ("on tensor cores" in caplog.text) == windows, (A.shape, extra, caplog.text[-300:])
+        want = T.reference("vxm", A, cp.asnumpy(U), semiring, mask=None if mask is None else cp.asnumpy(mask))
+        T.assert_equal(cp.asnumpy(got), want, rtol=0, atol=0)
