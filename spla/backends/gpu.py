@@ -158,11 +158,14 @@ ROWS_ORDER_MIN_CV = 1.5
 #: Unmasked k-block products of plus over float32 with a pattern A (plus_times, plus_first), k a
 #: multiple of 32, run as windows of WINDOW = 32 columns on tensor cores (spla_vecsc_windows,
 #: :func:`window_lists`): each distinct row of a window is gathered once for all of the window's columns
-#: that store it.  "auto": where a sample of windows (WINDOWS_SAMPLE, :func:`window_reuse`) shows at
-#: least WINDOWS_MIN_REUSE entries per distinct row, on a device of compute capability >= 8.0; True
-#: (where the product qualifies) / False: always / never.  Each window's rows are cut into items of at
-#: most WINDOWS_SEG rows (a warp each; a window's several items ADD into y).  The lists cost two words
-#: per distinct (window, row), built on the first such product and cached.
+#: that store it.  "auto": where a sample of WINDOWS_SAMPLE windows (:func:`window_reuse`) shows at
+#: least WINDOWS_MIN_REUSE entries per distinct row and WINDOWS_MIN_ROWS distinct rows per window, on a
+#: device of compute capability >= 8.0; True (where the product qualifies) / False: always / never.
+#: Each window's rows are cut into items of at most WINDOWS_SEG rows (a warp each; a window's several
+#: items ADD into y).  The lists cost two words per distinct (window, row), built on the first such
+#: product and cached.  k = 32, H100, device time, row kernel -> windows: myc16 0.409 -> 0.367 ms,
+#: myc17 1.212 -> 1.033; ws2M (74 rows a window) 0.410 -> 0.459, kron20 / BA n=2M / grid2000 (1.0-1.3
+#: entries a row) 2-3x slower, so the rule leaves those to the row kernel (docs/kernels.md).
 VECSC_WINDOWS = "auto"
 WINDOW = 32  # columns per window (the kernel's bit words)
 WINDOWS_MIN_REUSE = 2.0
@@ -288,7 +291,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
     ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
     ``{"scCSC", "scCSC_tiles", "scCSC_tiles_listed", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows",
     "veCSC_rows_ordered", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC", "push",
-    "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``.
+    "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``, and "veCSC_windows"
+    for plus over float32 with MUL(x, a) = x on a pattern A (:func:`_windows_semiring`).
     """
     a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
     t = C_TYPES[np.dtype(dtype)]
