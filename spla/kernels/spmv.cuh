@@ -74,16 +74,6 @@
 #ifndef SPLA_WINDOWS_FRESH
 #define SPLA_WINDOWS_FRESH 1
 #endif
-// Resident blocks per SM asked of ptxas for the windows kernel (0: no __launch_bounds__, 128 registers,
-// 2 blocks of 256 threads per SM).
-#ifndef SPLA_WINDOWS_MIN_BLOCKS
-#define SPLA_WINDOWS_MIN_BLOCKS 0
-#endif
-#if SPLA_WINDOWS_MIN_BLOCKS > 0
-#define SPLA_WINDOWS_BOUNDS __launch_bounds__(SPLA_BLOCK, SPLA_WINDOWS_MIN_BLOCKS)
-#else
-#define SPLA_WINDOWS_BOUNDS
-#endif
 // Entries in flight per lane in the row-piece walk (spla_piece_reduce): 4 or 8.
 #ifndef SPLA_ROWS_UNROLL
 #define SPLA_ROWS_UNROLL 4
@@ -1193,8 +1183,8 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
 //
 // Output: an item that is its window's only one stores its 32 x 32 results under the output semantics
 // (spla_store, everything computed: there is no mask; 16-byte stores when fresh or without accum); the
-// items of a window of several ADD into y (red.global.add.v4.f32 per four components, a CAS loop that
-// keeps subnormals on the exact path; the backend stored the identity into those windows' columns first when y becomes
+// items of a window of several ADD into y (red.global.add.v4.f32 per four components, ADD's atomic on
+// the exact path; the backend stored the identity into those windows' columns first when y becomes
 // the result; otherwise accum is plus and y keeps its value).  Columns >= ncols are not stored.
 //   item_col, item_begin, item_end (nitems,) I; item_multi (nitems,) unsigned char; win_rows (nwin_rows,)
 //   int; win_bits (nwin_rows,) unsigned int; u (nrows, k) float and y (ncols, k) float, 16-byte aligned.
@@ -1246,24 +1236,14 @@ SPLA_DEV void spla_window_emit(float* __restrict__ y, long long j, long long nco
 {
     if (j >= ncols) return;
     if (multi) {
-        // a CAS loop, not atomicAdd: the float atomics flush subnormal inputs and results to zero
-        if (t != 0.0f) {
-            unsigned int* at = reinterpret_cast<unsigned int*>(y + idx);
-            unsigned int old = *at, seen;
-            do {
-                seen = old;
-                old = atomicCAS(at, seen, __float_as_uint(__uint_as_float(seen) + t));
-            } while (old != seen);
-        }
+        if (t != 0.0f) spla_atomic_update<spla_add_plus, float>(y + idx, t);
     } else {
         spla_store<float>(y, idx, true, t, 0.0f, accum, flags);
     }
 }
 
 // The same for four consecutive results y[idx .. idx + 3] (idx a multiple of 4): one 16-byte store, or
-// one vector reduction (red.global.add.v4.f32, sm_90): the tensor-core path's output.  That reduction
-// flushes subnormals, but no sum of values that are 0 or at least 2^-100 is one: every such value is a
-// multiple of 2^-123, and so is every sum of them.
+// one vector reduction (red.global.add.v4.f32, sm_90): the tensor-core path's output.
 SPLA_DEV void spla_window_emit4(float* __restrict__ y, long long j, long long ncols, long long idx,
                                 const float (&t)[4], bool multi, int accum, int flags)
 {
@@ -1281,7 +1261,7 @@ SPLA_DEV void spla_window_emit4(float* __restrict__ y, long long j, long long nc
 }
 
 template <class I>
-__global__ void SPLA_WINDOWS_BOUNDS spla_vecsc_windows(const I* __restrict__ item_col, const I* __restrict__ item_begin,
+__global__ void spla_vecsc_windows(const I* __restrict__ item_col, const I* __restrict__ item_begin,
                                    const I* __restrict__ item_end, const unsigned char* __restrict__ item_multi,
                                    long long nitems, const int* __restrict__ win_rows,
                                    const unsigned int* __restrict__ win_bits, const float* __restrict__ u,
