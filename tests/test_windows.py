@@ -1,15 +1,17 @@
 """Windows of 32 columns on tensor cores (spla_vecsc_windows): the k-block product of plus over float32
 with a pattern A, each distinct row of a window gathered once for all of its columns.
 
-CPU (everywhere, CI included): the lists the kernel walks (``window_lists``: every stored entry once,
-rows ascending, as bits of 32-bit words) against the matrix, the sampled reuse against the full one,
+CPU (everywhere, CI included): the window lists (``window_lists``: every stored entry once, rows
+ascending, as bits of 32-bit words) and the slots the kernel walks (``window_slots``: the same as
+(row, bits) pairs in the MMA lanes' bit order, padded to sixteens) against the matrix, the sampled
+reuse against the full one,
 and the operand split (``split_bf16x3``, the NumPy twin of the kernel's) exact on every float32 that
 the tensor-core path takes (``windows_exact``).
 
 GPU (marker ``gpu``): the kernel forced on (VECSC_WINDOWS = True) against the dense NumPy reference
 with every output mode (fresh, out, accum plus / min, replace), windows cut into several items (a
 small WINDOWS_SEG), k = 32 and 64, int32 and int64 indices, U with NaN, infinities and tiny values
-(the exact path), and the "auto" rule.
+(spla_windows_scan's flag and the exact path), and the "auto" rule.
 """
 
 from __future__ import annotations
@@ -77,6 +79,45 @@ def test_window_lists_hold_every_entry_once(nrows, ncols, density, seed, heavy, 
         entries = int(S.indptr[min(32, ncols)])
         assert gpu.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
             (entries / int(ptr[1]), float(ptr[1])) if entries else (0.0, 0.0))
+
+
+def _slot_pairs(slots):
+    """The (row, column) entries that window_slots describe, and checks of their layout."""
+    ptr = np.asarray(slots["slot_ptr"]).astype(np.int64)
+    words = np.asarray(slots["slots"]).reshape(-1, 2)
+    assert words.dtype == np.uint32 and words.shape[0] == ptr[-1]
+    col_of_bit = np.empty(32, dtype=np.int64)
+    col_of_bit[gpu.window_bit(np.arange(32))] = np.arange(32)
+    assert sorted(col_of_bit) == list(range(32)), "window_bit is a permutation of the 32 columns"
+    out = []
+    for w in range(ptr.shape[0] - 1):
+        r, b = words[ptr[w]:ptr[w + 1], 0], words[ptr[w]:ptr[w + 1], 1]
+        assert r.shape[0] % 16 == 0, "a window's slots come in sixteens"
+        real = b != 0
+        nreal = int(real.sum())
+        assert np.all(real[:nreal]) and not np.any(real[nreal:]), "padding (no bits) only at the end"
+        assert nreal > r.shape[0] - 16, "less than 16 slots of padding"
+        assert np.all(np.diff(r[:nreal].astype(np.int64)) > 0), "rows distinct and ascending"
+        if nreal < r.shape[0]:
+            assert np.all(r[nreal:] == r[nreal - 1]), "padding repeats the window's last row"
+        for bit in range(32):
+            hit = (b >> np.uint32(bit)) & np.uint32(1) != 0
+            out += [(int(i), w * 32 + int(col_of_bit[bit])) for i in r[hit]]
+    return sorted(out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(nrows=st.integers(0, 90), ncols=st.integers(0, 140), density=st.sampled_from([0.0, 0.02, 0.2, 0.7]),
+       seed=st.integers(0, 2**31), heavy=st.integers(0, 2), index=st.sampled_from([np.int32, np.int64]))
+def test_window_slots_hold_every_entry_once(nrows, ncols, density, seed, heavy, index):
+    """The kernel's layout: sixteens of (row, bits) with the MMA lanes' bit order, padded with no bits."""
+    S = _csc(nrows, ncols, density, seed, heavy if nrows else 0)
+    lists = gpu.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
+    slots = gpu.window_slots(np, lists)
+    assert slots["slot_ptr"].shape == (-(-ncols // 32) + 1,) and slots["slot_ptr"].dtype == index
+    assert slots["reuse"] == lists["reuse"]
+    coo = S.tocoo()
+    assert _slot_pairs(slots) == sorted(zip(coo.row.tolist(), coo.col.tolist()))
 
 
 def test_window_lists_of_unsorted_rows_and_narrow_windows():
@@ -173,8 +214,8 @@ def test_windows_kernel_runs_and_splits_windows(monkeypatch, caplog, index):
     assert "windows of 32 columns on tensor cores" in caplog.text
     want = S.T.astype(np.float64) @ U.astype(np.float64)  # sums of about 200 terms in [0, 1)
     np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5, atol=1e-5)
-    lists = A._cache[("window_lists", 32, np.dtype(index).str, 0)]
-    assert lists["win_ptr"].dtype == index
+    slots = A._cache[("window_slots", 32, np.dtype(index).str, 0)]
+    assert slots["slot_ptr"].dtype == index
 
 
 @pytest.mark.gpu

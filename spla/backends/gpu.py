@@ -157,21 +157,23 @@ ROWS_ORDER = "auto"
 ROWS_ORDER_MIN_CV = 1.5
 #: Unmasked k-block products of plus over float32 with a pattern A (plus_times, plus_first), k a
 #: multiple of 32, run as windows of WINDOW = 32 columns on tensor cores (spla_vecsc_windows,
-#: :func:`window_lists`): each distinct row of a window is gathered once for all of the window's columns
-#: that store it.  "auto": where a sample of WINDOWS_SAMPLE windows (:func:`window_reuse`) shows at
-#: least WINDOWS_MIN_REUSE entries per distinct row and WINDOWS_MIN_ROWS distinct rows per window, on a
-#: device of compute capability >= 8.0; True (where the product qualifies) / False: always / never.
-#: Each window's rows are cut into items of at most WINDOWS_SEG rows (a warp each; a window's several
-#: items ADD into y).  The lists cost two words per distinct (window, row), built on the first such
-#: product and cached.  k = 32, H100, device time, row kernel -> windows: myc16 0.409 -> 0.367 ms,
-#: myc17 1.212 -> 1.033; ws2M (74 rows a window) 0.410 -> 0.459, kron20 / BA n=2M / grid2000 (1.0-1.3
-#: entries a row) 2-3x slower, so the rule leaves those to the row kernel (docs/kernels.md).
+#: :func:`window_lists`, :func:`window_slots`): each distinct row of a window is gathered once for all
+#: of the window's columns that store it.  "auto": where a sample of WINDOWS_SAMPLE windows
+#: (:func:`window_reuse`) shows at least WINDOWS_MIN_REUSE entries per distinct row and
+#: WINDOWS_MIN_ROWS distinct rows per window, on a device of compute capability >= 8.0; True (where
+#: the product qualifies) / False: always / never.  Each window's slots are cut into items of at most
+#: WINDOWS_SEG (a warp each; a window's several items ADD into y).  The slots cost two words per
+#: distinct (window, row) plus padding to sixteens, built on the first such product and cached.  k = 32,
+#: H100, device time, row kernel -> windows (WINDOWS_SEG 1024 / 2048 / 4096): myc16 0.407 -> 0.239 /
+#: 0.235 / 0.256 ms, myc17 1.205 -> 0.667 / 0.663 / 0.651; ws2M (74 rows a window) 0.408 -> 0.525,
+#: BA n=2M 0.760 -> 0.912, kron20 / grid2000 (1.0-1.3 entries a row) 1.6-1.8x slower, so the rule leaves
+#: those to the row kernel (docs/kernels.md).
 VECSC_WINDOWS = "auto"
 WINDOW = 32  # columns per window (the kernel's bit words)
 WINDOWS_MIN_REUSE = 2.0
 WINDOWS_MIN_ROWS = 512
 WINDOWS_SAMPLE = 64
-WINDOWS_SEG = 1024
+WINDOWS_SEG = 2048
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -318,7 +320,8 @@ def name_expressions(add, mul, dtype, index_dtype, pattern):
         "mask_worklist": f"spla_mask_worklist<{a}, {t}, {i}>",
         "input_worklist": f"spla_input_worklist<{a}, {t}, {i}>",
         # one instantiation per index type, named in every float32 plus_times/plus_first pattern module
-        **({"veCSC_windows": f"spla_vecsc_windows<{i}>"} if _windows_semiring(add, mul, dtype, pattern) else {}),
+        **({"veCSC_windows": f"spla_vecsc_windows<{i}>", "windows_scan": "spla_windows_scan<float>"}
+           if _windows_semiring(add, mul, dtype, pattern) else {}),
     }
 
 
@@ -591,6 +594,49 @@ def window_reuse(xp, colptr, rowidx, nrows, sample, width=WINDOW):
     return total / distinct, distinct / int(ws.shape[0])
 
 
+def window_bit(col):
+    """The bit of a window column (0..31) in the words of :func:`window_slots`: 4 (col % 8) + col // 8, so
+    that the MMA lane g of spla_vecsc_windows finds its columns g, g + 8, g + 16, g + 24 in bits 4g ..
+    4g + 3.  col: int or integer array."""
+    return 4 * (col % 8) + col // 8
+
+
+def window_slots(xp, lists):
+    """The layout spla_vecsc_windows reads, from :func:`window_lists` (width 32; array module ``xp``).
+
+    Each window's distinct rows, ascending, padded to a multiple of 16 slots with its last row and no
+    bits.  Returns a dict:
+      slot_ptr (nwin+1,) win_ptr.dtype: window w's slots are p in [slot_ptr[w], slot_ptr[w+1]), a
+               multiple of 16 of them
+      slots    (2 * nslots,) uint32: slots[2p] the row, slots[2p + 1] its bits, bit window_bit(b) set
+               when column 32w + b of A stores the row (0 for padding)
+      reuse    float: the lists' entries per distinct (window, row)
+    Vectorised: 32 whole-array passes to move the bits, no loop over windows."""
+    i64 = np.int64
+    win_ptr = lists["win_ptr"].astype(i64)
+    nwin = int(win_ptr.shape[0]) - 1
+    rows, bits = lists["win_rows"], lists["win_bits"]
+    count = win_ptr[1:] - win_ptr[:-1]
+    slot_ptr = xp.zeros(nwin + 1, dtype=i64)
+    xp.cumsum((count + 15) // 16 * 16, out=slot_ptr[1:])
+    nslots = int(slot_ptr[-1]) if nwin else 0
+    moved = xp.zeros_like(bits)
+    for b in range(32):
+        moved |= ((bits >> np.uint32(b)) & np.uint32(1)) << np.uint32(window_bit(b))
+    slots = xp.zeros((nslots, 2), dtype=np.uint32)
+    if nslots:
+        win_of_slot = xp.searchsorted(slot_ptr[1:], xp.arange(nslots, dtype=i64), side="right")
+        last_row = rows[xp.maximum(win_ptr[1:] - 1, 0)].astype(np.uint32)  # a padded window has a row
+        slots[:, 0] = last_row[win_of_slot]
+        total = int(rows.shape[0])
+        win_of_row = xp.searchsorted(win_ptr[1:], xp.arange(total, dtype=i64), side="right")
+        dest = slot_ptr[win_of_row] + xp.arange(total, dtype=i64) - win_ptr[win_of_row]
+        slots[dest, 0] = rows.astype(np.uint32)
+        slots[dest, 1] = moved
+    return {"slot_ptr": slot_ptr.astype(lists["win_ptr"].dtype), "slots": slots.ravel(),
+            "reuse": lists["reuse"]}
+
+
 def split_bf16x3(x):
     """The NumPy twin of spmv.cuh's spla_split_bf16x3 (the windows kernel's operand split).
 
@@ -620,22 +666,23 @@ def windows_exact(x):
 
 
 def _window_lists(cp, A, colptr, rowidx):
-    """:func:`window_lists` of A (cached in ``A._cache``), with its items of at most WINDOWS_SEG rows
-    (:func:`rows_items` over win_ptr) and the columns of the windows of several items."""
-    key = ("window_lists", WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
-    lists = _cached(A, key, lambda: window_lists(cp, colptr, rowidx, int(A.shape[0])))
+    """:func:`window_slots` of A (cached in ``A._cache``; the lists they come from are not kept), with
+    their items of at most WINDOWS_SEG slots (:func:`rows_items` over slot_ptr) and the columns of the
+    windows of several items."""
+    key = ("window_slots", WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
+    slots = _cached(A, key, lambda: window_slots(cp, window_lists(cp, colptr, rowidx, int(A.shape[0]))))
     seg = int(WINDOWS_SEG)
     if seg < 16 or seg % 16:
         raise ValueError(f"spla.backends.gpu.WINDOWS_SEG must be a positive multiple of 16, got {WINDOWS_SEG!r}")
 
     def build_items():
-        items = rows_items(cp, lists["win_ptr"], seg)
+        items = rows_items(cp, slots["slot_ptr"], seg)
         ncols = int(colptr.shape[0]) - 1
         cols = (items["multi_cols"][:, None] * WINDOW + cp.arange(WINDOW, dtype=np.int64)).ravel()
         items["multi_window_cols"] = cols[cols < ncols]
         return items
 
-    return lists, _cached(A, key + ("items", seg), build_items)
+    return slots, _cached(A, key + ("items", seg), build_items)
 
 
 @functools.lru_cache(maxsize=None)
@@ -650,7 +697,7 @@ def _use_windows(cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds,
     if VECSC_WINDOWS is False:
         return False
     if not (_windows_semiring(add, mul, dtype, pattern) and mode == MASK_NONE and k % WINDOW == 0 and adds
-            and int(A.shape[0]) < 2**31 and _compute_capability(device_id) >= 80):
+            and int(A.shape[0]) < 2**31 and k * 4 < 2**32 and _compute_capability(device_id) >= 80):
         return False
     if VECSC_WINDOWS == "auto":
         key = ("window_reuse", WINDOW, int(WINDOWS_SAMPLE), colptr.device.id)
@@ -1169,10 +1216,13 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         grid = _grid(nitems * (k // WINDOW) * 32)
         variant = debug and (f" (windows of {WINDOW} columns on tensor cores: {nitems} items of at most "
                              f"{int(WINDOWS_SEG)} distinct rows, {lists['reuse']:.2f} entries a row)")
+        # check = whether U holds a value off the tensor cores' exact path (not finite, or tiny)
+        check = cp.zeros(1, dtype=np.int32)
+        funcs["windows_scan"]((_grid(u.size // 4),), (BLOCK,), (u, i64(u.size), check))
         # Y = U +.* A, a warp per item of a window's distinct rows and 32 components, on tensor cores
         funcs["veCSC_windows"]((grid,), (BLOCK,), (
             items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
-            lists["win_rows"], lists["win_bits"], u, y, i64(ncols), i64(k), acc, i32(flags)))
+            lists["slots"], check, u, y, i64(ncols), i64(k), acc, i32(flags)))
     elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
         group = _rows_group(k, dtype)
         # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic
