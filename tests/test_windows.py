@@ -161,6 +161,35 @@ def test_windows_setting_is_checked(monkeypatch):
                          gpu.MASK_NONE, True, 0)
 
 
+def test_windows_seg_rule():
+    """"auto" takes the longest item length that still gives WINDOWS_MIN_WAVES x the resident warps."""
+    resident = 132 * gpu.WINDOWS_WARPS_PER_SM  # an H100's 132 SMs
+    counts = np.full(768, 3248)  # myc15's windows, k = 32
+    seg = gpu.windows_seg(counts, 1, resident)
+    items = lambda q: int(np.maximum(1, -(-counts // q)).sum())  # noqa: E731
+    assert items(seg) >= gpu.WINDOWS_MIN_WAVES * resident
+    longer = [q for q in gpu.WINDOWS_SEGS if q > seg]
+    assert longer and all(items(q) < gpu.WINDOWS_MIN_WAVES * resident for q in longer)
+    # myc14's 384 windows reach 2 waves with no allowed length: the shortest
+    assert gpu.windows_seg(np.full(384, 2144), 1, resident) == gpu.WINDOWS_SEGS[-1] == 256
+    assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == gpu.WINDOWS_SEGS[0]  # myc17: the longest
+    assert gpu.windows_seg(np.full(3072, 7344), 4, resident) == gpu.WINDOWS_SEGS[0]
+    assert gpu.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == gpu.WINDOWS_SEGS[-1]  # no window
+    assert gpu.windows_seg(np.full(4, 16), 1, resident) == gpu.WINDOWS_SEGS[-1]  # too small for any
+    # more slabs (k = 64) never ask for shorter items
+    for n in (10, 100, 1000):
+        assert gpu.windows_seg(np.full(n, 3000), 2, resident) >= gpu.windows_seg(np.full(n, 3000), 1, resident)
+
+
+@pytest.mark.parametrize("bad", ["long", 0, 8, 100, True, 2.0])
+def test_windows_seg_setting_is_checked(monkeypatch, bad):
+    monkeypatch.setattr(gpu, "WINDOWS_SEG", bad)
+    with pytest.raises(ValueError, match=r"WINDOWS_SEG must be 'auto' or a positive multiple of 16, got "):
+        gpu._windows_seg_setting()
+    monkeypatch.setattr(gpu, "WINDOWS_SEG", 48)
+    assert gpu._windows_seg_setting() == 48
+
+
 # ---------------------------------------------------------------------------------------------
 # GPU
 # ---------------------------------------------------------------------------------------------

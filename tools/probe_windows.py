@@ -44,9 +44,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--graphs", default=",".join(BIG))
     ap.add_argument("--out", default=None)
-    ap.add_argument("--segs", default="128,256,512,1024")
+    ap.add_argument("--segs", default="auto,256,512,1024,2048", help="WINDOWS_SEG values: 'auto' or ints")
     ap.add_argument("--k", type=int, default=32)
-    ap.add_argument("--diag-seg", type=int, default=512, help="WINDOWS_SEG of the one-part diagnostic")
+    ap.add_argument("--no-diag", action="store_true", help="skip the one-part and MMA-accumulator diagnostics")
+    ap.add_argument("--diag-seg", default="auto", help="WINDOWS_SEG of the diagnostics ('auto' or an int)")
     args = ap.parse_args()
     rows = []
     rec = recorder(rows, 30)
@@ -87,21 +88,24 @@ def main():
             return float(cp.abs(Z.astype(np.float64) - ref64).max()) / scale
 
         rec(name, f"k={args.k} rows", tr, True, ratio=round(args.k * t1 / tr, 2), err=f"{err(ref):.2e}")
-        for seg in map(int, args.segs.split(",")):
+        for seg in [v if v == "auto" else int(v) for v in args.segs.split(",")]:
             Y.fill(-1)
             tw = block_ms(A, U, Y, f"{name} windows {seg}", VECSC_WINDOWS=True, WINDOWS_SEG=seg)
+            with Switch(WINDOWS_SEG=seg):
+                chosen = G._window_lists(cp, A, A.colptr, A.rowidx, args.k, cp.cuda.Device().id)[2]
             rec(name, f"k={args.k} windows seg={seg}", tw, close(Y, ref, 1e-5), ratio=round(args.k * t1 / tw, 2),
-                vs_rows=round(tr / tw, 2), err=f"{err(Y):.2e}")
+                vs_rows=round(tr / tw, 2), err=f"{err(Y):.2e}", seg=chosen)
         # variants compiled with other defines: one bfloat16 part instead of three (inexact: the time the
         # two extra MMAs cost) and 3 resident blocks per SM asked of ptxas
         saved = G.NVRTC_OPTIONS
-        for label, define in (("1 part (inexact)", "-DSPLA_WINDOWS_PARTS=1"),
-                              ("MMA accumulators only", "-DSPLA_WINDOWS_FRESH=0")):
+        for label, define in () if args.no_diag else (("1 part (inexact)", "-DSPLA_WINDOWS_PARTS=1"),
+                                                      ("MMA accumulators only", "-DSPLA_WINDOWS_FRESH=0")):
             try:
                 G.NVRTC_OPTIONS = saved + (define,)
                 G._spmv_module.cache_clear()
                 Y.fill(-1)
-                tw = block_ms(A, U, Y, f"{name} windows {label}", VECSC_WINDOWS=True, WINDOWS_SEG=args.diag_seg)
+                diag_seg = args.diag_seg if args.diag_seg == "auto" else int(args.diag_seg)
+                tw = block_ms(A, U, Y, f"{name} windows {label}", VECSC_WINDOWS=True, WINDOWS_SEG=diag_seg)
                 rec(name, f"k={args.k} windows, {label}", tw, close(Y, ref, 1e-2 if "part" in label else 1e-5),
                     ratio=round(args.k * t1 / tw, 2), vs_rows=round(tr / tw, 2), err=f"{err(Y):.2e}")
             finally:

@@ -173,7 +173,12 @@ WINDOW = 32  # columns per window (the kernel's bit words)
 WINDOWS_MIN_REUSE = 2.0
 WINDOWS_MIN_ROWS = 512
 WINDOWS_SAMPLE = 64
-WINDOWS_SEG = 2048
+#: Slots per item: "auto" (:func:`windows_seg`: the longest of WINDOWS_SEGS that still gives
+#: WINDOWS_MIN_WAVES x the warps the device holds at once, else the shortest), or a positive multiple of 16.
+WINDOWS_SEG = "auto"
+WINDOWS_SEGS = (4096, 2048, 1024, 512, 256)
+WINDOWS_MIN_WAVES = 2.0
+WINDOWS_WARPS_PER_SM = 16  # spla_vecsc_windows' __launch_bounds__(256, 2)
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -665,15 +670,44 @@ def windows_exact(x):
     return np.isfinite(a) & ((a == 0) | (a >= WINDOWS_TINY))
 
 
-def _window_lists(cp, A, colptr, rowidx):
-    """:func:`window_slots` of A (cached in ``A._cache``; the lists they come from are not kept), with
-    their items of at most WINDOWS_SEG slots (:func:`rows_items` over slot_ptr) and the columns of the
-    windows of several items."""
+def windows_seg(counts, slabs, resident_warps):
+    """The item length of WINDOWS_SEG = "auto": the longest seg of WINDOWS_SEGS whose items (every
+    window cut into ceil(count / seg) items, at least one) times ``slabs`` reach WINDOWS_MIN_WAVES x
+    ``resident_warps``, else the shortest.  Longer items add fewer partial sums into y; too few warps
+    leave SMs idle; and below 256 slots an item's 32 x 32 outputs cost more than its rows save.  H100,
+    k = 32 (docs/kernels.md): myc17's 3,072 windows 0.654 ms at 4096 slots (chosen), 0.669 at 1024;
+    myc16's 1,536 0.236 at 2048 (chosen), 0.256 at 4096, 0.524 at 64; myc14's 384 0.0907 at 2048,
+    0.0420 at 512, 0.0454 at 256 (chosen: 512 gives 0.9 waves).  counts: (nwin,) int array (NumPy) of
+    slots per window; slabs = k / 32; resident_warps: the device's warps of this kernel at once."""
+    counts = np.asarray(counts, dtype=np.int64)
+    for seg in WINDOWS_SEGS:
+        items = int(np.maximum(1, -(-counts // seg)).sum())
+        if items * slabs >= WINDOWS_MIN_WAVES * resident_warps:
+            return int(seg)
+    return int(WINDOWS_SEGS[-1])
+
+
+def _windows_seg_setting():
+    """WINDOWS_SEG checked: "auto" or an int, a positive multiple of 16."""
+    seg = WINDOWS_SEG
+    if seg == "auto":
+        return seg
+    if isinstance(seg, bool) or not isinstance(seg, (int, np.integer)) or seg < 16 or seg % 16:
+        raise ValueError(f"spla.backends.gpu.WINDOWS_SEG must be 'auto' or a positive multiple of 16, "
+                         f"got {WINDOWS_SEG!r}")
+    return int(seg)
+
+
+def _window_lists(cp, A, colptr, rowidx, k, device_id):
+    """:func:`window_slots` of A (cached in ``A._cache``; the lists they come from are not kept), the item
+    length (WINDOWS_SEG), and the items of at most that many slots (:func:`rows_items` over slot_ptr)
+    with the columns of the windows of several items.  Returns (slots, items, seg)."""
+    seg = _windows_seg_setting()
     key = ("window_slots", WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
     slots = _cached(A, key, lambda: window_slots(cp, window_lists(cp, colptr, rowidx, int(A.shape[0]))))
-    seg = int(WINDOWS_SEG)
-    if seg < 16 or seg % 16:
-        raise ValueError(f"spla.backends.gpu.WINDOWS_SEG must be a positive multiple of 16, got {WINDOWS_SEG!r}")
+    if seg == "auto":
+        counts = _cached(A, key + ("counts",), lambda: cp.asnumpy(cp.diff(slots["slot_ptr"])))
+        seg = windows_seg(counts, k // WINDOW, _sm_count(device_id) * WINDOWS_WARPS_PER_SM)
 
     def build_items():
         items = rows_items(cp, slots["slot_ptr"], seg)
@@ -682,7 +716,7 @@ def _window_lists(cp, A, colptr, rowidx):
         items["multi_window_cols"] = cols[cols < ncols]
         return items
 
-    return slots, _cached(A, key + ("items", seg), build_items)
+    return slots, _cached(A, key + ("items", seg), build_items), seg
 
 
 @functools.lru_cache(maxsize=None)
@@ -1209,13 +1243,13 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                flags, vec4)
     elif kernel == "veCSC" and _rows_fit(u, y, k, dtype) and _use_windows(
             cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id):
-        lists, items = _window_lists(cp, A, colptr, rowidx)
+        lists, items, seg = _window_lists(cp, A, colptr, rowidx, k, device_id)
         if becomes and items["multi_window_cols"].size:
             y[items["multi_window_cols"]] = 0.0  # their items ADD into it
         nitems = items["nitems"]
         grid = _grid(nitems * (k // WINDOW) * 32)
         variant = debug and (f" (windows of {WINDOW} columns on tensor cores: {nitems} items of at most "
-                             f"{int(WINDOWS_SEG)} distinct rows, {lists['reuse']:.2f} entries a row)")
+                             f"{seg} distinct rows, {lists['reuse']:.2f} entries a row)")
         # check = whether U holds a value off the tensor cores' exact path (not finite, or tiny)
         check = cp.zeros(1, dtype=np.int32)
         funcs["windows_scan"]((_grid(u.size // 4),), (BLOCK,), (u, i64(u.size), check))
