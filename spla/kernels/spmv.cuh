@@ -1285,11 +1285,11 @@ SPLA_DEV void spla_window_emit4(float* __restrict__ y, long long j, long long nc
 }
 
 template <class I>
-__global__ void __launch_bounds__(SPLA_BLOCK, 2) spla_vecsc_windows(const I* __restrict__ item_col, const I* __restrict__ item_begin,
-                                   const I* __restrict__ item_end, const unsigned char* __restrict__ item_multi,
-                                   long long nitems, const unsigned int* __restrict__ slots,
-                                   const int* __restrict__ check, const float* __restrict__ u,
-                                   float* __restrict__ y, long long ncols, long long k, int accum, int flags)
+__global__ void __launch_bounds__(SPLA_BLOCK, 2) spla_vecsc_windows(  // 128 registers: 16 warps per SM
+    const I* __restrict__ item_col, const I* __restrict__ item_begin, const I* __restrict__ item_end,
+    const unsigned char* __restrict__ item_multi, long long nitems, const unsigned int* __restrict__ slots,
+    const int* __restrict__ check, const float* __restrict__ u, float* __restrict__ y, long long ncols,
+    long long k, int accum, int flags)
 {
     const unsigned int full = 0xffffffffu;
     const int lane = (int)(threadIdx.x & 31u);
