@@ -43,6 +43,16 @@ def _csc(nrows, ncols, density, seed, heavy=0):
     return S
 
 
+def _entries(w, width, rows, bits, col_of_bit):
+    """The (row, column) entries of window w of ``width`` columns: rows (r,) with their bit words (r,)
+    uint32, bit b standing for column width * w + col_of_bit[b]."""
+    out = []
+    for bit in range(len(col_of_bit)):
+        hit = (bits >> np.uint32(bit)) & np.uint32(1) != 0
+        out += [(int(i), w * width + int(col_of_bit[bit])) for i in rows[hit]]
+    return out
+
+
 def _pairs(lists, width=32):
     """The (row, column) entries that window lists describe, and checks of their form."""
     ptr, rows, bits = (np.asarray(lists[k]) for k in ("win_ptr", "win_rows", "win_bits"))
@@ -51,34 +61,8 @@ def _pairs(lists, width=32):
         r, b = rows[ptr[w]:ptr[w + 1]], bits[ptr[w]:ptr[w + 1]]
         assert np.all(np.diff(r.astype(np.int64)) > 0), "a window's rows are distinct and ascending"
         assert np.all(b != 0), "a listed row is stored in some column of the window"
-        for bit in range(width):
-            hit = (b >> np.uint32(bit)) & np.uint32(1) != 0
-            out += [(int(i), w * width + bit) for i in r[hit]]
+        out += _entries(w, width, r, b, np.arange(width))
     return sorted(out)
-
-
-@settings(max_examples=150, deadline=None)
-@given(nrows=st.integers(0, 90), ncols=st.integers(0, 140), density=st.sampled_from([0.0, 0.02, 0.2, 0.7]),
-       seed=st.integers(0, 2**31), heavy=st.integers(0, 2), index=st.sampled_from([np.int32, np.int64]))
-def test_window_lists_hold_every_entry_once(nrows, ncols, density, seed, heavy, index):
-    S = _csc(nrows, ncols, density, seed, heavy if nrows else 0)
-    lists = gpu.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
-    nwin = -(-ncols // 32)
-    assert lists["win_ptr"].shape == (nwin + 1,) and lists["win_ptr"].dtype == index
-    assert lists["win_rows"].dtype == np.int32 and lists["win_bits"].dtype == np.uint32
-    coo = S.tocoo()
-    assert _pairs(lists) == sorted(zip(coo.row.tolist(), coo.col.tolist()))
-    distinct = int(lists["win_rows"].shape[0])
-    assert lists["reuse"] == (S.nnz / distinct if S.nnz else 0.0)
-    # sampling every window gives the same reuse; sampling some gives the reuse of those windows
-    reuse, rows = gpu.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
-    assert reuse == pytest.approx(lists["reuse"])
-    assert rows == (pytest.approx(distinct / nwin) if S.nnz else 0.0)
-    if nwin:  # one sampled window: linspace(0, nwin - 1, 1) is window 0
-        ptr = lists["win_ptr"]
-        entries = int(S.indptr[min(32, ncols)])
-        assert gpu.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
-            (entries / int(ptr[1]), float(ptr[1])) if entries else (0.0, 0.0))
 
 
 def _slot_pairs(slots):
@@ -100,24 +84,39 @@ def _slot_pairs(slots):
         assert np.all(np.diff(r[:nreal].astype(np.int64)) > 0), "rows distinct and ascending"
         if nreal < r.shape[0]:
             assert np.all(r[nreal:] == r[nreal - 1]), "padding repeats the window's last row"
-        for bit in range(32):
-            hit = (b >> np.uint32(bit)) & np.uint32(1) != 0
-            out += [(int(i), w * 32 + int(col_of_bit[bit])) for i in r[hit]]
+        out += _entries(w, 32, r, b, col_of_bit)
     return sorted(out)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(nrows=st.integers(0, 90), ncols=st.integers(0, 140), density=st.sampled_from([0.0, 0.02, 0.2, 0.7]),
        seed=st.integers(0, 2**31), heavy=st.integers(0, 2), index=st.sampled_from([np.int32, np.int64]))
-def test_window_slots_hold_every_entry_once(nrows, ncols, density, seed, heavy, index):
-    """The kernel's layout: sixteens of (row, bits) with the MMA lanes' bit order, padded with no bits."""
+def test_window_lists_and_slots_hold_every_entry_once(nrows, ncols, density, seed, heavy, index):
+    """The lists, and the kernel's layout made from them: sixteens of (row, bits) in the MMA lanes' bit
+    order, padded with no bits."""
     S = _csc(nrows, ncols, density, seed, heavy if nrows else 0)
     lists = gpu.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
-    slots = gpu.window_slots(np, lists)
-    assert slots["slot_ptr"].shape == (-(-ncols // 32) + 1,) and slots["slot_ptr"].dtype == index
-    assert slots["reuse"] == lists["reuse"]
+    nwin = -(-ncols // 32)
+    assert lists["win_ptr"].shape == (nwin + 1,) and lists["win_ptr"].dtype == index
+    assert lists["win_rows"].dtype == np.int32 and lists["win_bits"].dtype == np.uint32
     coo = S.tocoo()
-    assert _slot_pairs(slots) == sorted(zip(coo.row.tolist(), coo.col.tolist()))
+    entries = sorted(zip(coo.row.tolist(), coo.col.tolist()))
+    assert _pairs(lists) == entries
+    distinct = int(lists["win_rows"].shape[0])
+    assert lists["reuse"] == (S.nnz / distinct if S.nnz else 0.0)
+    slots = gpu.window_slots(np, lists)
+    assert slots["slot_ptr"].shape == (nwin + 1,) and slots["slot_ptr"].dtype == index
+    assert slots["reuse"] == lists["reuse"]
+    assert _slot_pairs(slots) == entries
+    # sampling every window gives the same reuse; sampling some gives the reuse of those windows
+    reuse, rows = gpu.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
+    assert reuse == pytest.approx(lists["reuse"])
+    assert rows == (pytest.approx(distinct / nwin) if S.nnz else 0.0)
+    if nwin:  # one sampled window: linspace(0, nwin - 1, 1) is window 0
+        ptr = lists["win_ptr"]
+        first = int(S.indptr[min(32, ncols)])
+        assert gpu.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
+            (first / int(ptr[1]), float(ptr[1])) if first else (0.0, 0.0))
 
 
 def test_window_lists_of_unsorted_rows_and_narrow_windows():

@@ -705,9 +705,11 @@ def _window_lists(cp, A, colptr, rowidx, k, device_id):
     seg = _windows_seg_setting()
     key = ("window_slots", WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
     slots = _cached(A, key, lambda: window_slots(cp, window_lists(cp, colptr, rowidx, int(A.shape[0]))))
-    if seg == "auto":
-        counts = _cached(A, key + ("counts",), lambda: cp.asnumpy(cp.diff(slots["slot_ptr"])))
-        seg = windows_seg(counts, k // WINDOW, _sm_count(device_id) * WINDOWS_WARPS_PER_SM)
+    if seg == "auto":  # one host copy of the window lengths and one choice per k / 32, cached
+        slabs = k // WINDOW
+        seg = _cached(A, key + ("seg", slabs, tuple(WINDOWS_SEGS), float(WINDOWS_MIN_WAVES)),
+                      lambda: windows_seg(cp.asnumpy(cp.diff(slots["slot_ptr"])), slabs,
+                                          _sm_count(device_id) * WINDOWS_WARPS_PER_SM))
 
     def build_items():
         items = rows_items(cp, slots["slot_ptr"], seg)
