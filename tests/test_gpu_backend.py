@@ -377,11 +377,12 @@ def test_vecsc_long_columns(name, dtype):
             run_case(A, sr, dtype, "veCSC", None, config, rng)
 
 
-@pytest.mark.parametrize("long_chunk", [(64, 32), (100, 7), (2, 1)])
+@pytest.mark.parametrize("long_chunk", [(64, 32), (100, 7), (2, 1), (600, 577)])
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_vecsc_long_split_small(monkeypatch, long_chunk, name, dtype):
     """Small LONG/CHUNK: many chunks per column, columns just above/below LONG (groups of 32 lanes,
-    whose threshold is LONG itself), tiny grids; then groups of 4 lanes (threshold LONG / 8)."""
+    whose threshold is LONG itself), tiny grids; then groups of 4 lanes (threshold LONG / 8).  Chunks of
+    577 entries take spla_group_reduce's loop (more than 4 vectors a lane), the others its short path."""
     monkeypatch.setattr(gpu, "LONG", long_chunk[0])
     monkeypatch.setattr(gpu, "CHUNK", long_chunk[1])
     monkeypatch.setattr(gpu, "VECSC_GROUP", 32)
@@ -534,9 +535,12 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
     monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
     ident = sr.add.identity(np.dtype(dtype))
     accum = "lor" if np.dtype(dtype) == np.bool_ else ("bor" if name == "bor_first" else "min")
-    for per_warp, chunks, group in ((1, "static", 1), (8, "static", 2), (32, "static", "auto"), (8, "listed", 8),
-                                    (8, "listed", 32), (1, "fused", 1), (8, "fused", "auto"), (32, "fused", 4),
-                                    (8, "auto", "auto")):
+    # listed chunks shorter than TILE_CHUNK (more listed chunks than static ones), longer, and equal
+    for per_warp, chunks, group, listed_chunk in (
+            (1, "static", 1, 512), (8, "static", 2, 512), (32, "static", "auto", 512), (8, "listed", 8, 5),
+            (8, "listed", 32, 16), (8, "listed", 4, 7), (1, "fused", 1, 512), (8, "fused", "auto", 512),
+            (32, "fused", 4, 512), (8, "auto", "auto", 3)):
+        monkeypatch.setattr(gpu, "LISTED_CHUNK", listed_chunk)
         monkeypatch.setattr(gpu, "CHUNKS_PER_WARP", per_warp)
         monkeypatch.setattr(gpu, "TILE_CHUNKS", chunks)
         monkeypatch.setattr(gpu, "TILE_GROUP", group)
@@ -550,7 +554,8 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
                 got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, acc,
                               None if out is None else cp.asarray(out), replace, "scCSC")
                 np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=(
-                    f"tiles={tiles} per_warp={per_warp} chunks={chunks} group={group} keep={keep} complement={complement} "
+                    f"tiles={tiles} per_warp={per_warp} chunks={chunks} group={group} listed_chunk={listed_chunk} "
+                    f"keep={keep} complement={complement} "
                     f"accum={acc} out={use_out} replace={replace}"))
 
 

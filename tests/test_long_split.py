@@ -119,11 +119,13 @@ def test_bad_chunk_and_order_switches_are_refused(monkeypatch):
     with pytest.raises(ValueError, match="TILE_CHUNKS must be 'auto', 'fused', 'listed' or 'static', got 'fusd'"):
         gpu._tile_chunk_mode(split, 2, True, True)
     monkeypatch.setattr(gpu, "TILE_CHUNKS", "auto")
-    # "auto": 3 chunks for 2 columns is more than TILE_FUSED_MAX_CHUNKS = 1 per column: listed where the
-    # chunks may ADD straight into y, else fused; 3 chunks for 10 columns: fused
+    # "auto": 3 chunks for 2 (or 10) columns is more than TILE_FUSED_MAX_CHUNKS = 0.1 per column: listed
+    # where the chunks may ADD straight into y, else fused; 3 chunks for 40 columns: fused
+    assert gpu.TILE_FUSED_MAX_CHUNKS == 0.1
     assert gpu._tile_chunk_mode(split, 2, True, True) == "listed"
+    assert gpu._tile_chunk_mode(split, 10, True, True) == "listed"
     assert gpu._tile_chunk_mode(split, 2, False, True) == "fused"
-    assert gpu._tile_chunk_mode(split, 10, True, True) == "fused"
+    assert gpu._tile_chunk_mode(split, 40, True, True) == "fused"
     assert gpu._tile_chunk_mode(None, 10, True, True) is None
     monkeypatch.setattr(gpu, "ROWS_ORDER", "yes")
     with pytest.raises(ValueError, match="ROWS_ORDER must be 'auto', True or False, got 'yes'"):

@@ -2,10 +2,11 @@
 
     PYTHONPATH=. python3 tools/probe_tuning.py [--graphs a,b,...] [--out DIR] [--no-block] [--no-mask]
 
-Each variant is a set of spmv.cuh macros (SPLA_ROWS_MIN_BLOCKS, SPLA_ROWS_UNROLL, SPLA_TILE_MIN_BLOCKS)
+Each variant is a set of spmv.cuh macros (SPLA_ROWS_MIN_BLOCKS, SPLA_ROWS_UNROLL, SPLA_TILE_MIN_BLOCKS,
+SPLA_GROUP_SHORT)
 passed to NVRTC (the module cache is cleared between variants) and of module switches of
-spla.backends.gpu (TILE_GROUP, TILE_MIN_WARPS, TILE_LANE_ENTRIES, TILE_CHUNK, TILE_LONG, TILE_CHUNKS, CHUNKS_PER_WARP,
-ROWS_ORDER, ROWS_LONG, ROWS_CHUNK, ROWS_HEAVY_SHARE), set
+spla.backends.gpu (TILE_GROUP, TILE_MIN_WARPS, TILE_LANE_ENTRIES, TILE_CHUNK, TILE_LONG, TILE_CHUNKS,
+LISTED_CHUNK, CHUNKS_PER_WARP, ROWS_ORDER, ROWS_LONG, ROWS_CHUNK, ROWS_HEAVY_SHARE), set
 while recording.  Per graph and variant: the benchmark's 90%-masked k = 1 product (scCSC tiles, replace into out) and the k = 32 float32 block
 (veCSC rows), in device time (tools/probe_products.device_ms), each checked against the unmasked
 scCSC product.
@@ -27,8 +28,9 @@ from probe_products import BIG, DEV_REPEAT, close, device_ms, recorder, save_jso
 from spla.backends import gpu as G
 
 #: (macros, module switches of spla.backends.gpu) per variant
-MASK_VARIANTS = [({}, {"TILE_CHUNKS": "listed"}), ({}, {"TILE_CHUNKS": "fused"}), ({}, {}),
-                 ({}, {"TILE_CHUNKS": "fused", "TILE_CHUNK": 512})]
+MASK_VARIANTS = [({}, {}), ({"SPLA_GROUP_SHORT": 0}, {}), ({}, {"LISTED_CHUNK": 256}), ({}, {"LISTED_CHUNK": 1024}),
+                 ({"SPLA_GROUP_SHORT": 8}, {"LISTED_CHUNK": 1024}), ({}, {"TILE_CHUNKS": "listed"}),
+                 ({}, {"TILE_CHUNKS": "fused"})]
 ROWS_VARIANTS = [({}, {}), ({}, {"ROWS_HEAVY_SHARE": 2.0})]
 BASE_OPTIONS = G.NVRTC_OPTIONS
 

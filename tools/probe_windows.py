@@ -46,7 +46,8 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--segs", default="auto,256,512,1024,2048", help="WINDOWS_SEG values: 'auto' or ints")
     ap.add_argument("--k", type=int, default=32)
-    ap.add_argument("--no-diag", action="store_true", help="skip the one-part and MMA-accumulator diagnostics")
+    ap.add_argument("--no-diag", action="store_true", help="skip the compiled diagnostics")
+    ap.add_argument("--diags", default="parts1,mma_acc", help="which compiled diagnostics to run (comma list)")
     ap.add_argument("--diag-seg", default="auto", help="WINDOWS_SEG of the diagnostics ('auto' or an int)")
     args = ap.parse_args()
     rows = []
@@ -98,8 +99,9 @@ def main():
         # variants compiled with other defines: one bfloat16 part instead of three (inexact: the time the
         # two extra MMAs cost) and 3 resident blocks per SM asked of ptxas
         saved = G.NVRTC_OPTIONS
-        for label, define in () if args.no_diag else (("1 part (inexact)", "-DSPLA_WINDOWS_PARTS=1"),
-                                                      ("MMA accumulators only", "-DSPLA_WINDOWS_FRESH=0")):
+        diags = {"parts1": ("1 part (inexact)", "-DSPLA_WINDOWS_PARTS=1"),
+                 "mma_acc": ("MMA accumulators only", "-DSPLA_WINDOWS_FRESH=0")}
+        for label, define in () if args.no_diag else [diags[d] for d in args.diags.split(",")]:
             try:
                 G.NVRTC_OPTIONS = saved + (define,)
                 G._spmv_module.cache_clear()

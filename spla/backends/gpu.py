@@ -115,12 +115,20 @@ CHUNKS_PER_WARP = 8
 #: column storing it -- no second kernel, any accum, but a mask test per chunk; "listed": the tiles
 #: list the computed long columns' chunks and spla_listed_chunks reduces them (a second kernel, only
 #: where the chunks ADD straight into y); "static": spla_vecsc_long_chunks after the tiles
-#: (benchmarks).  "auto": listed when the long columns have more than TILE_FUSED_MAX_CHUNKS chunks per
-#: column of the matrix, else fused (90%-masked, H100, listed -> fused: BA n=2M, 0.02 chunks per
-#: column, 0.0385 -> 0.0326 ms; Kronecker 20/21, 0.2 and 0.16, equal; Mycielski 16/17, 3.2 and 4.5,
-#: 0.0173 -> 0.0297 and 0.0350 -> 0.0693 ms: the chunk tests outnumber the columns).
+#: (benchmarks).  "auto": listed when the long columns have more than TILE_FUSED_MAX_CHUNKS chunks (of
+#: TILE_CHUNK) per column of the matrix, else fused (90%-masked, H100, listed -> fused: BA n=2M, 0.02
+#: chunks per column, 0.0385 -> 0.0326 ms; Kronecker 20/21, 0.2 and 0.16, equal then; Mycielski 16/17,
+#: 3.2 and 4.5, 0.0173 -> 0.0297 and 0.0350 -> 0.0693 ms: the chunk tests outnumber the columns).
+#: Since listed chunks of LISTED_CHUNK entries issue all of their loads at once (spla_group_reduce's
+#: short path), listed wins on Kronecker-20 too (H200, device time, fused -> listed: 0.0448 -> 0.0423
+#: ms; BA n=2M 0.0306 -> 0.0346, so it stays fused), hence 0.1.
 TILE_CHUNKS = "auto"
-TILE_FUSED_MAX_CHUNKS = 1.0
+TILE_FUSED_MAX_CHUNKS = 0.1
+#: Entries per listed chunk ("listed" above; the static and fused chunks have TILE_CHUNK): 512, the
+#: longest whose loads spla_group_reduce issues at once (SPLA_GROUP_SHORT = 4 vectors a lane).
+#: 90%-masked, H200, device time, listed chunks of 256 / 512 / 1024: Mycielski-16 0.0165 / 0.0155 /
+#: 0.0163 ms, Mycielski-17 0.0325 / 0.0291 / 0.0303.
+LISTED_CHUNK = 512
 
 #: veCSC with k > 1 reads the rows of u in 16-byte pieces (spla_vecsc_rows) when k * itemsize is a
 #: multiple of 16 and u and y are 16-byte aligned; False keeps one scalar load per component
@@ -1204,8 +1212,10 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                           ichunks["chunk_part"], split["col_chunk0"], split["col_slot"],
                           np.uint64(work.data.ptr), done, vec4)
         elif chunks == "listed":
-            # the computed long columns' chunks are listed by the tiles (room for every long column's chunks)
-            nitems = split["nchunks"]
+            # the computed long columns' chunks of LISTED_CHUNK entries are listed by the tiles (room for
+            # every long column's chunks: ceil(len / LISTED_CHUNK) <= ceil(len / TILE_CHUNK) *
+            # ceil(TILE_CHUNK / LISTED_CHUNK))
+            nitems = split["nchunks"] * -(-int(TILE_CHUNK) // int(LISTED_CHUNK))
             items = [cp.empty(nitems, dtype=np.int64) for _ in range(3)]
             item_count = cp.zeros(1, dtype=np.uint64)
         grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
@@ -1215,7 +1225,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             (grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R),
                                      acc, i32(flags), i64(split["long_len"] if split is not None else 0),
                                      i32(1 if chunks in ("listed", "static") and direct and becomes else 0),
-                                     *items, item_count, i64(TILE_CHUNK), i32(group_max), *fused_args))
+                                     *items, item_count, i64(LISTED_CHUNK if chunks == "listed" else TILE_CHUNK),
+                                     i32(group_max), *fused_args))
         if chunks == "listed":
             # y<mask>[long computed columns] += their chunks (atomic ADD)
             funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),

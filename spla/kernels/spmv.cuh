@@ -74,6 +74,11 @@
 #ifndef SPLA_WINDOWS_FRESH
 #define SPLA_WINDOWS_FRESH 1
 #endif
+// int4 vectors of rowidx a lane of the warp-per-chunk kernels (spla_warp_chunk_add) loads at once for a
+// chunk of at most 128 SPLA_GROUP_SHORT entries (spla_group_reduce's SHORT; 0: never).
+#ifndef SPLA_GROUP_SHORT
+#define SPLA_GROUP_SHORT 4
+#endif
 // Entries in flight per lane in the row-piece walk (spla_piece_reduce): 4 or 8.
 #ifndef SPLA_ROWS_UNROLL
 #define SPLA_ROWS_UNROLL 4
@@ -401,15 +406,19 @@ SPLA_DEV T spla_column_reduce(const I* __restrict__ rowidx, const T* __restrict_
 // is a multiple of 16, b - a a multiple of 4) is split into int4 vectors, lane g takes vectors
 // g, g + G, ... (two per iteration: 8 independent u gathers in flight), and the at most 3 entries
 // before a and 3 after b are read one by one (p = start + g, + G, ... < a and b + g, ... < end).
-// Every entry is visited exactly once; identity-x entries are skipped as in spla_column_reduce.
-// 64-bit indices (and vec4 == 0) use spla_column_reduce unchanged.
+// With SHORT > 0, a short part (G >= 4, at most SHORT vectors a lane: a chunk of up to 128 SHORT
+// entries for a warp) issues all of its loads at once instead: the lane's head index, tail index and vectors, then
+// every gather, so a chunk costs two memory latencies, not two per step of the loop (the sums are
+// added in the loop's order: the same result).  Every entry is visited exactly once; identity-x
+// entries are skipped as in spla_column_reduce.  64-bit indices (and vec4 == 0) use
+// spla_column_reduce unchanged.
 template <class Add, class Mul, class T, bool PATTERN>
 SPLA_DEV T spla_x_add(T acc, T x, const T* __restrict__ vals, long long p, T ident)
 {
     return x != ident ? Add::op(acc, Mul::op(x, spla_entry<T, PATTERN>(vals, p))) : acc;
 }
 
-template <class Add, class Mul, class T, bool PATTERN>
+template <class Add, class Mul, class T, bool PATTERN, int SHORT = 0>
 SPLA_DEV T spla_group_reduce(const long long* __restrict__ rowidx, const T* __restrict__ vals,
                              const T* __restrict__ u, long long start, long long end, long long g, long long G,
                              int vec4, T ident)
@@ -418,7 +427,7 @@ SPLA_DEV T spla_group_reduce(const long long* __restrict__ rowidx, const T* __re
                                                                ident, ident);
 }
 
-template <class Add, class Mul, class T, bool PATTERN>
+template <class Add, class Mul, class T, bool PATTERN, int SHORT = 0>
 SPLA_DEV T spla_group_reduce(const int* __restrict__ rowidx, const T* __restrict__ vals,
                              const T* __restrict__ u, long long start, long long end, long long g, long long G,
                              int vec4, T ident)
@@ -433,9 +442,37 @@ SPLA_DEV T spla_group_reduce(const int* __restrict__ rowidx, const T* __restrict
     const long long nvec = (end - a) >> 2;            // int4 vectors in the aligned body
     const long long b = a + 4 * nvec;
     T acc = ident;
+    const int4* __restrict__ r4 = reinterpret_cast<const int4*>(rowidx + a);
+    constexpr int NS = SHORT > 0 ? SHORT : 1;
+    if (SHORT > 0 && G >= 4 && nvec <= SHORT * G) {  // at most one head and one tail entry a lane
+        const long long hp = start + g, tp = b + g;
+        const bool head = hp < a, tail = tp < end;
+        const int hi = head ? __ldg(rowidx + hp) : 0, ti = tail ? __ldg(rowidx + tp) : 0;
+        int4 r[NS];
+#pragma unroll
+        for (int v = 0; v < NS; ++v)
+            r[v] = g + v * G < nvec ? __ldg(r4 + g + v * G) : make_int4(0, 0, 0, 0);
+        const T xh = head ? spla_ld(u + (long long)hi) : ident, xt = tail ? spla_ld(u + (long long)ti) : ident;
+        T x[NS][4];
+#pragma unroll
+        for (int v = 0; v < NS; ++v) {
+            const bool in = g + v * G < nvec;
+            x[v][0] = in ? spla_ld(u + (long long)r[v].x) : ident;
+            x[v][1] = in ? spla_ld(u + (long long)r[v].y) : ident;
+            x[v][2] = in ? spla_ld(u + (long long)r[v].z) : ident;
+            x[v][3] = in ? spla_ld(u + (long long)r[v].w) : ident;
+        }
+        acc = spla_x_add<Add, Mul, T, PATTERN>(acc, xh, vals, hp, ident);
+#pragma unroll
+        for (int v = 0; v < NS; ++v) {
+            const long long p = a + 4 * (g + v * G);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc = spla_x_add<Add, Mul, T, PATTERN>(acc, x[v][e], vals, p + e, ident);
+        }
+        return spla_x_add<Add, Mul, T, PATTERN>(acc, xt, vals, tp, ident);
+    }
     for (long long p = start + g; p < a; p += G)      // head (< 4 entries)
         acc = spla_x_add<Add, Mul, T, PATTERN>(acc, spla_ld(u + (long long)spla_ld(rowidx + p)), vals, p, ident);
-    const int4* __restrict__ r4 = reinterpret_cast<const int4*>(rowidx + a);
     long long q = g;
     for (; q + G < nvec; q += 2 * G) {
         const int4 r = __ldg(r4 + q);
@@ -681,7 +718,7 @@ __global__ void spla_sccooc(const I* __restrict__ rowidx, const I* __restrict__ 
 }
 
 // One warp's chunk of a long column (k == 1): lane l reduces entries begin + l, + 32, ... < end
-// (spla_group_reduce: coalesced rowidx, identity inputs skipped), the warp reduces with a full-mask
+// (spla_group_reduce: coalesced rowidx, identity inputs skipped, a short chunk's loads all at once), the warp reduces with a full-mask
 // xor butterfly, and lane 0 ADDs the total into *dst with ADD's atomic (nothing when it is the
 // identity).  Every lane of the warp must call it, with the same arguments.
 template <class Add, class Mul, class T, class I, bool PATTERN>
@@ -690,7 +727,8 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 {
     const T ident = Add::template identity<T>();
     const unsigned int lane = threadIdx.x & 31u;
-    T acc = spla_group_reduce<Add, Mul, T, PATTERN>(rowidx, vals, u, begin, end, (long long)lane, 32LL, vec4, ident);
+    T acc = spla_group_reduce<Add, Mul, T, PATTERN, SPLA_GROUP_SHORT>(rowidx, vals, u, begin, end, (long long)lane,
+                                                                      32LL, vec4, ident);
     for (int off = 16; off > 0; off >>= 1)
         acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
     if (lane == 0 && acc != ident) spla_atomic_update<Add, T>(dst, acc);
