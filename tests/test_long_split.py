@@ -127,6 +127,11 @@ def test_bad_chunk_and_order_switches_are_refused(monkeypatch):
     assert gpu._tile_chunk_mode(split, 2, False, True) == "fused"
     assert gpu._tile_chunk_mode(split, 40, True, True) == "fused"
     assert gpu._tile_chunk_mode(None, 10, True, True) is None
+    for bad in (0, -512, 512.0, True, "512"):
+        monkeypatch.setattr(gpu, "LISTED_CHUNK", bad)
+        with pytest.raises(ValueError, match=f"LISTED_CHUNK must be a positive int, got {bad!r}"):
+            gpu._tile_chunk_mode(split, 2, True, True)
+    monkeypatch.setattr(gpu, "LISTED_CHUNK", 512)
     monkeypatch.setattr(gpu, "ROWS_ORDER", "yes")
     with pytest.raises(ValueError, match="ROWS_ORDER must be 'auto', True or False, got 'yes'"):
         gpu._rows_order(np, types.SimpleNamespace(_cache={}), np.array([0, 1], dtype=np.int32))

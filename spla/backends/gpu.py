@@ -791,6 +791,9 @@ def _tile_chunk_mode(split, ncols, direct, can_split):
     if TILE_CHUNKS not in ("auto", "fused", "listed", "static"):
         raise ValueError(f"spla.backends.gpu.TILE_CHUNKS must be 'auto', 'fused', 'listed' or 'static', "
                          f"got {TILE_CHUNKS!r}")
+    if isinstance(LISTED_CHUNK, bool) or not isinstance(LISTED_CHUNK, (int, np.integer)) or LISTED_CHUNK < 1:
+        # the listing's room and chunk bounds come from it: a bad one would overrun or loop forever
+        raise ValueError(f"spla.backends.gpu.LISTED_CHUNK must be a positive int, got {LISTED_CHUNK!r}")
     if split is None:
         return None
     chunks = TILE_CHUNKS
