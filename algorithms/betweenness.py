@@ -834,8 +834,8 @@ class _SingleSource:
         """frontier<!reached> = frontier +.first A: push from the frontier or pull into the unreached."""
         if self.kernel != "auto":
             return self.kernel
-        if not self.directions:
-            return spla.choose_kernel(self.P, masked=True, dtype=np.float64)[0]
+        if not self.directions:  # the masks keep most columns in the expensive levels
+            return spla.choose_kernel(self.P, masked="dense", dtype=np.float64)[0]
         return spla.choose_kernel(self.P, masked=True, dtype=np.float64, push_arcs=frontier_out_arcs,
                                   pull_arcs=unreached_in_arcs)[0]
 
@@ -844,7 +844,7 @@ class _SingleSource:
         if self.kernel != "auto":
             return self.kernel
         if not self.directions:
-            return spla.choose_kernel(self.P.T, masked=True, dtype=np.float64)[0]
+            return spla.choose_kernel(self.P.T, masked="dense", dtype=np.float64)[0]
         return spla.choose_kernel(self.P.T, masked=True, dtype=np.float64, push_arcs=level_in_arcs,
                                   pull_arcs=parents_out_arcs)[0]
 

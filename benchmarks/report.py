@@ -195,17 +195,18 @@ def _spmv(recs) -> str:
             [[f"`{r['graph']}`", r["system"], ms(r["median_ms"]), num(r.get("gteps")), chk(r.get("checked"))]
              for r in cpu])
     dev_rows = [[f"`{g['graph']}`", num(g.get("arcs")), ms(g["dev_best_ms"]), ms(g["mask_dev_best_ms"]),
-                 ratio(g.get("mask_speedup_dev")), ms(g.get("mask_list_dev_best_ms")),
+                 ratio(g.get("mask_speedup_dev")), ms(g.get("mask_dev_auto_ms")), ms(g.get("mask_list_dev_best_ms")),
                  ratio(g.get("mask_speedup_dev_list")), ms(g.get("mask_walk_dev_best_ms")),
                  ratio(g.get("mask_speedup_dev_walk")), ms(g.get("block_dev_ms")), ratio(g.get("block_ratio_dev"))]
                 for g in s.values() if g.get("mask_speedup_dev")]
     if dev_rows:
         extra += ("\nDevice time of one product (16 back-to-back products recorded once as a CUDA graph with "
                   "`spla.Replay`, replayed, time / 16; best kernel): unmasked; 90%-masked with the defaults "
-                  "(scCSC's warp tiles, veCSC's mask worklist by its rule), and without scCSC's tiles with "
+                  "(scCSC's warp tiles, veCSC's mask worklist by its rule), the kernel `kernel=\"auto\"` picks "
+                  "for it (the masked auto column: a mask of unknown density), and without scCSC's tiles with "
                   "the worklist forced on and off (every column tests its own mask), all in the same run; the "
                   "k = 32 block product (auto) and its arc·vectors/s over the best unmasked k = 1 product's.\n\n"
-                  + table(["graph", "arcs", "unmasked", "masked", "speed-up", "worklist on", "speed-up",
+                  + table(["graph", "arcs", "unmasked", "masked", "speed-up", "masked auto", "worklist on", "speed-up",
                            "column walk", "speed-up", "k=32", "k=32 ratio"], dev_rows))
     return txt + table(["graph", "arcs", "scCSC", "veCSC", "scCOOC", "auto", "CSR peer", "best/peer",
                         "mask 90%", "k=32", "checked"], rows) + extra

@@ -322,6 +322,7 @@ def summarize(records: list[dict]) -> dict:
             g["dev_best_ms"] = min(dev.values())
             g["mask_dev_best_ms"] = min(mdev.values())
             g["mask_speedup_dev"] = g["dev_best_ms"] / g["mask_dev_best_ms"]
+            g["mask_dev_auto_ms"] = mdev.get("auto")  # what kernel="auto" gives a user's masked product
             if walk:
                 g["mask_walk_dev_best_ms"] = min(walk.values())
                 g["mask_speedup_dev_walk"] = g["dev_best_ms"] / g["mask_walk_dev_best_ms"]

@@ -63,7 +63,9 @@ def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, re
         copies of them would give (the CPU computes every output before writing ``out``, the
         GPU works on a copy of an ``out`` that overlaps an input).
     kernel : "auto", "scCSC", "veCSC", "scCOOC" or "push"
-        GPU kernel; "auto" picks by :func:`spla.choose_kernel`.  The first three pull (they
+        GPU kernel; "auto" picks by :func:`spla.choose_kernel` (with a mask: ``masked=True``, a
+        mask of unknown density; a caller who knows it passes ``choose_kernel(A, masked="sparse")[0]``
+        or ``"dense"``).  The first three pull (they
         walk the computed outputs' entries); "push" walks the entries of the inputs that are
         not the identity and ADDs into the outputs atomically (a small BFS frontier: ask
         ``choose_kernel`` with ``push_arcs``/``pull_arcs``; "auto" never pushes, since it

@@ -22,19 +22,37 @@ benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
   coalesced transaction).  The wide float64 blocks of all-sources betweenness (k = 512..8192,
   4-64 KB rows) ran 10-34% slower as row pieces (a warp walks each column once per 512 bytes of
   row) than with scCSC, so they stay there;
+* one vector with a mask, on graphs of long columns: ``scCSC``, whose masked mode runs warp tiles
+  (a warp tests 128 columns' mask bytes and spreads the kept ones over its lanes; long columns are
+  cut into chunks that the tiles list), so that only the kept columns' arcs are read:
+  * ``masked="sparse"`` (the caller knows the computed columns hold about half of the arcs or
+    fewer): on hub graphs (below) whatever their size, and on graphs of ``scf >= VECTOR_SCF``
+    that are not small (below);
+  * ``masked=True``, a mask of unknown density (``vxm``'s "auto"): on hub graphs of at least
+    ``UNKNOWN_TILES_WAVES`` waves of the device in arcs (10.8M on an H100).
+  Random masks keeping a fraction p of the columns (H100, device time, tools/probe_mask_density.py;
+  docs/benchmarks.md): with p = 1 the tiles took 1.03-1.24x the time of the unmasked choice
+  (kron18 0.077 vs scCOOC 0.062 ms, kron20 0.303 vs 0.280, BA n=2M 0.149 vs 0.146, myc16 0.077 vs
+  veCSC 0.069; myc17 0.204 vs 0.224), at p = 0.75 they were even, from p = 0.5 down they won on
+  every graph of >= 7M arcs (p = 0.5: kron20 0.169 vs 0.212; p = 0.1: 0.047 vs 0.164, myc17 0.031
+  vs veCSC 0.055; p = 0.001: kron21 0.019 vs 0.287); on small graphs (ca-AstroPh, musae-facebook)
+  scCOOC won at every p, by about 2x.  But a call of the tiles costs more host time: two launches
+  of many arguments (tools/probe_host_path.py, H100 host: 110-150 µs a call against scCOOC's 60-80
+  and veCSC's 100-130), which a Python loop that reads a result every call pays in full.  So a
+  mask of unknown density gets the tiles only where the device time saved can cover it: hub graphs
+  of many arcs (kron20 at p = 0.1 saves 116 µs, BA n=2M 72; kron18 18 and BA n=1M 35 do not),
+  not Mycielski graphs, where veCSC's host time is close but its device time too (myc16 at p = 0.1
+  saves 7 µs).  In single-source betweenness, whose levels are replayed as CUDA graphs (no host
+  time per product), level by level (tools/probe_bc_direction.py --calibrate) the tiles beat veCSC
+  on every Mycielski pull of at most half the arcs (myc17 6.3 vs 17.4, 28.9 vs 42.3 and 8.3 vs
+  21.6 µs) and scCOOC on every hub pull of 30-36% of the arcs (kron20 122 vs 195 µs, kron18 31 vs
+  46, BA n=1M 51 vs 62): the replayed plan of a source went from 0.240 to 0.197 ms on myc17 and
+  0.875 to 0.810 on kron20 (four runs each, alternated), equal on myc15, myc16 and BA n=1M;
 * hub columns (max column length >= COOC_SKEW x the mean: Kronecker, Barabási–Albert):
-  ``scCOOC`` (a thread per entry has no long tail; scf is then high too), unmasked or
-  with a mask of unknown density (single-source betweenness's forward masks keep most
-  columns in its expensive levels: scCOOC beat veCSC there by 1.2–1.3×, H100 and H200);
-* hub columns with ``masked="sparse"`` (the caller knows the mask keeps few columns and few
-  arcs, about a tenth or less) and one vector: ``scCSC``, whose masked mode runs warp tiles (a
-  warp tests 128 columns' mask bytes and spreads the kept ones over its lanes; long columns are
-  cut into chunks that the tiles list), where scCOOC reads every arc (10% of the columns kept,
-  H100: kron20 0.049 ms vs scCOOC 0.163 and veCSC's worklist 0.079, BA n=2M 0.039 vs 0.105 and
-  0.071; single-source betweenness, whose sparse pulls get it, went from 2.1 to 1.1 ms a source
-  on kron20 and 1.13 to 0.79 ms on BA n=1M).  Graphs without hubs keep their usual kernel under a
-  sparse mask: on Mycielski graphs the tiles won the benchmark's random 10% mask (myc16 0.019 vs
-  veCSC 0.026 ms) but lost in single-source betweenness (myc15 0.196 -> 0.26 ms a source);
+  ``scCOOC`` (a thread per entry has no long tail; scf is then high too), unmasked or with
+  ``masked="dense"`` (the caller knows the mask keeps most columns: single-source betweenness's
+  pulls of more than half the arcs, where scCOOC beat veCSC by 1.2–1.3×, H100 and H200, and the
+  tiles by 1.1-1.2x when every arc is pulled);
 * ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
   ``veCSC``, except for one vector on a small graph: fewer stored arcs than ``COOC_SMALL_WAVES``
   waves of the device (SMs x threads per SM; 1.08M arcs on an H100) go to ``scCOOC``, a masked
@@ -58,8 +76,9 @@ in arcs (:func:`direction_cost`; Beamer et al.'s direction-optimising BFS, witho
 exit: counting shortest paths needs every parent, so a pull walks whole columns):
 
 * the pull kernel by the rules above, with ``masked="sparse"`` when the computed outputs
-  hold at most ``SPARSE_PULL`` of the arcs (on hub graphs scCSC's warp tiles then walk only those
-  columns); it costs those arcs, or every stored arc for scCOOC (a thread per entry);
+  hold at most ``SPARSE_PULL`` (half) of the arcs, else ``masked="dense"`` (scCSC's warp tiles
+  then walk only the sparse pulls' columns); it costs those arcs, or every stored arc for scCOOC
+  (a thread per entry);
 * ``push`` costs ``PUSH_COST * push_arcs + PUSH_FIXED_ARCS``: an arc pushed is an atomic at
   a scattered address, and a push launches two more kernels than a pull (the output's fill
   and the input worklist).  It is chosen when it costs less.
@@ -92,7 +111,10 @@ ROWS_MAX_BYTES = 512
 PUSH_COST = 2.0
 PUSH_FIXED_ARCS = 1.5e6
 #: a pull whose computed outputs hold at most this fraction of the arcs is given masked="sparse"
-SPARSE_PULL = 0.25
+SPARSE_PULL = 0.5
+#: one-vector products with a mask of unknown density on hub graphs of at least this many waves of the
+#: device in stored arcs get scCSC's warp tiles (see the module docstring)
+UNKNOWN_TILES_WAVES = 40
 #: one-vector products that the metric sends to veCSC go to scCOOC below this many waves of the device
 #: in stored arcs (see the module docstring; 0 turns the exception off)
 COOC_SMALL_WAVES = 4
@@ -139,12 +161,20 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
     """(kernel name, one-line reason) for products whose outputs are A's columns.
 
     k: vectors per product (1 or the block width); semiring/dtype: skip kernels that
-    cannot run them; masked: False (no mask), True (a mask of unknown density: the same
-    choice as no mask, measured in docs/benchmarks.md) or "sparse" (the caller knows the
-    mask keeps about a tenth of the columns and of their arcs or fewer: hub graphs then
-    get scCSC's warp tiles instead of scCOOC).  ``vxm``'s ``kernel="auto"``
-    passes True when there is a mask; a caller with a sparse mask asks for the kernel:
-    ``spla.vxm(u, A, sr, mask=m, kernel=spla.choose_kernel(A, masked="sparse")[0])``.
+    cannot run them; masked: what the caller knows of the mask --
+
+    * False: no mask;
+    * True: a mask of unknown density.  One vector on a hub graph of at least UNKNOWN_TILES_WAVES
+      waves of the device in arcs gets scCSC's warp tiles, which cost at most about 1.25x the
+      unmasked choice's device time when every column is kept and win from about half kept down
+      (module docstring); other graphs keep the unmasked choice.  ``vxm``'s ``kernel="auto"``
+      passes True when there is a mask;
+    * "dense": the computed columns hold more than about half of the arcs: the same choice as no mask;
+    * "sparse": they hold about half of the arcs or fewer: the warp tiles on hub graphs whatever
+      their size and on graphs of scale-free metric >= VECTOR_SCF that are not small.
+
+    A caller who knows more than ``vxm`` asks for the kernel:
+    ``spla.vxm(u, A, sr, mask=m, kernel=spla.choose_kernel(A, masked="dense")[0])``.
 
     push_arcs, pull_arcs: the work of each direction when the caller knows it (both or
     neither; numbers >= 0): the stored entries in the rows of A whose input is not the
@@ -157,8 +187,8 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
 
     _check_matrix("choose_kernel", A)
     # a bool or the string itself: 1, 0.0 or an array (the mask instead of whether there is one) are refused
-    if not (isinstance(masked, (bool, np.bool_)) or (isinstance(masked, str) and masked == "sparse")):
-        raise ValueError(f"choose_kernel: masked must be False, True or 'sparse', got {masked!r:.80}")
+    if not (isinstance(masked, (bool, np.bool_)) or (isinstance(masked, str) and masked in ("dense", "sparse"))):
+        raise ValueError(f"choose_kernel: masked must be False, True, 'dense' or 'sparse', got {masked!r:.80}")
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError(f"choose_kernel: k must be an integer >= 0 (vectors per product), got {k!r}")
     semiring = None if semiring is None else _sr.get(semiring)
@@ -178,10 +208,14 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
         raise semiring.dtype_error(dtype, "choose_kernel")
     if push_arcs is not None or pull_arcs is not None:
         return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs)
-    sparse = masked == "sparse" and int(k) == 1
-    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, sparse)
+    mask = "none"  # what the one-vector rules see of the mask: "none" (also "dense"), "unknown" or "sparse"
+    if int(k) == 1 and isinstance(masked, str):
+        mask = "sparse" if masked == "sparse" else "none"
+    elif int(k) == 1 and masked:
+        mask = "unknown"
+    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, mask)
     if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
-        A._cache[key] = _choose(A, k, semiring, dtype, sparse)
+        A._cache[key] = _choose(A, k, semiring, dtype, mask)
     return A._cache[key]
 
 
@@ -221,8 +255,8 @@ def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
     """choose_kernel with the work of both directions known (see the module docstring)."""
     push = _arc_count("push_arcs", push_arcs)
     pull = _arc_count("pull_arcs", pull_arcs)
-    if masked and int(k) == 1 and pull <= SPARSE_PULL * max(A.nnz, 1):
-        masked = "sparse"
+    if masked and int(k) == 1:  # the pull's arcs say how sparse the mask is
+        masked = "sparse" if pull <= SPARSE_PULL * max(A.nnz, 1) else "dense"
     name, why = choose_kernel(A, k, semiring, dtype, masked)
     if int(k) == 1:
         push_cost, pull_cost = direction_cost(A, "push", push, pull), direction_cost(A, name, push, pull)
@@ -233,11 +267,14 @@ def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
     return name, f"pull ({pull:,.0f} arcs into the computed outputs, {push:,.0f} out of the inputs): {why}"
 
 
-def _choose(A, k, semiring, dtype, sparse_mask=False):
+def _choose(A, k, semiring, dtype, mask="none"):
+    """(name, reason) by the module docstring's rules; mask: "none", "unknown" or "sparse" (one vector)."""
     backend = for_device(A.device)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
     skewed = mean_len > 0 and max_len >= COOC_SKEW * mean_len
+    threads = _gpu.resident_threads(A.device)
+    small = A.nnz < COOC_SMALL_WAVES * threads
     row_bytes = int(k) * dtype.itemsize
     if k >= BLOCK_K and row_bytes % 16 == 0 and row_bytes <= ROWS_MAX_BYTES:
         order = ("veCSC", "scCSC", "scCOOC")
@@ -247,15 +284,21 @@ def _choose(A, k, semiring, dtype, sparse_mask=False):
         order = ("scCSC", "veCSC", "scCOOC")
         why = (f"block of k={k} vectors ({row_bytes}-byte rows): a thread per (column, vector), each gathered "
                "row read coalesced")
-    elif skewed and sparse_mask:
+    elif mask == "sparse" and (skewed or (scf >= VECTOR_SCF and not small)):
         order = ("scCSC", "veCSC", "scCOOC")
-        why = (f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} with a sparse mask: warp "
+        why = ((f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g}" if skewed else
+                f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g}, {A.nnz:,} arcs") + " with a sparse mask: warp "
                "tiles test the mask and spread the kept columns over their lanes, long columns split")
+    elif mask == "unknown" and skewed and A.nnz >= UNKNOWN_TILES_WAVES * threads:
+        order = ("scCSC", "veCSC", "scCOOC")
+        why = (f"a mask of unknown density, max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} "
+               f"and {A.nnz:,} arcs >= {UNKNOWN_TILES_WAVES:g} waves of the device: warp tiles skip the "
+               "masked-out columns, at most ~1.25x slower when every column is kept")
     elif skewed:
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "
                f"{mean_len:.3g}: hub columns, a thread per entry avoids their tail")
-    elif scf >= VECTOR_SCF and int(k) == 1 and A.nnz < COOC_SMALL_WAVES * _gpu.resident_threads(A.device):
+    elif scf >= VECTOR_SCF and int(k) == 1 and small:
         order = ("scCOOC", "veCSC", "scCSC")
         why = (f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g} without hubs, but {A.nnz:,} arcs < "
                f"{COOC_SMALL_WAVES:g} waves of the device: latency-bound, a thread per entry has the shortest chain")

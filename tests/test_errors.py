@@ -532,8 +532,8 @@ def test_choose_kernel_bad_masked_dtype_and_arcs(A):
     """masked: the mask array itself (was NumPy's "truth value of an array is ambiguous") or a number (1 and
     1.0 passed as True); dtype: not a domain (NumPy's "data type 'foo' not understood", or float16 accepted);
     arcs: a string that float() reads."""
-    for bad in (np.ones(4, bool), np.ones(1, bool), 1, 0.0):
-        with pytest.raises(ValueError, match=r"choose_kernel: masked must be False, True or 'sparse', got "):
+    for bad in (np.ones(4, bool), np.ones(1, bool), 1, 0.0, "Sparse", "auto", ""):
+        with pytest.raises(ValueError, match=r"choose_kernel: masked must be False, True, 'dense' or 'sparse', got "):
             spla.choose_kernel(A, masked=bad)
     for bad in ("foo", np.float16, object):
         with pytest.raises(spla.DomainMismatch, match=rf"choose_kernel: dtype must be a product domain "

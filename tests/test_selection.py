@@ -130,28 +130,54 @@ def test_choose_kernel_reason_mentions_the_metric():
     assert "metric" in reason
 
 
-def test_choose_kernel_sparse_mask_hint(monkeypatch):
-    """masked="sparse" sends one-vector products on hub graphs to scCSC (warp tiles, long columns
-    split); blocks, graphs without hubs and masks of unknown density keep the usual choice."""
+def test_choose_kernel_mask_hints(monkeypatch):
+    """One vector with a mask: scCSC's warp tiles for masked="sparse" on hub graphs whatever their size
+    and on other graphs of long columns that are not small, and for a mask of unknown density
+    (masked=True) on hub graphs of at least UNKNOWN_TILES_WAVES waves of arcs; masked="dense", blocks
+    and graphs of short columns keep the unmasked choice."""
     from spla import selection
+    from spla.backends import gpu
 
-    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
+    assert selection.UNKNOWN_TILES_WAVES * gpu.resident_threads("cpu") == 10_485_760
+    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below COOC_SMALL_WAVES waves
     assert spla.choose_kernel(hub)[0] == "scCOOC"
-    assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
+    assert spla.choose_kernel(hub, masked=True) == spla.choose_kernel(hub, masked="dense") == spla.choose_kernel(hub)
     name, reason = spla.choose_kernel(hub, masked="sparse")
     assert name == "scCSC" and "sparse mask" in reason
-    assert spla.choose_kernel(hub, k=32, masked="sparse")[0] == spla.choose_kernel(hub, k=32)[0]
+    for masked in (True, "dense", "sparse"):
+        assert spla.choose_kernel(hub, k=32, masked=masked) == spla.choose_kernel(hub, k=32)
+        assert spla.choose_kernel(hub, k=4, masked=masked) == spla.choose_kernel(hub, k=4)
     grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
-    assert spla.choose_kernel(grid, masked="sparse") == spla.choose_kernel(grid)
+    for masked in (True, "dense", "sparse"):
+        assert spla.choose_kernel(grid, masked=masked) == spla.choose_kernel(grid)
     dense = spla.Matrix.from_networkx(nx.complete_graph(40), device="cpu")
     assert spla.choose_kernel(dense)[0] == "scCOOC"  # a small graph (test_choose_kernel_small_graphs)
-    assert spla.choose_kernel(dense, masked="sparse") == spla.choose_kernel(dense)
+    for masked in (True, "dense", "sparse"):
+        assert spla.choose_kernel(dense, masked=masked) == spla.choose_kernel(dense)
+    # every graph counts as large: a hub graph's unknown mask gets the tiles, a Mycielski-like one's not
     monkeypatch.setattr(selection, "COOC_SMALL_WAVES", 0)
-    dense = spla.Matrix.from_networkx(nx.complete_graph(40), device="cpu")  # choices are cached per matrix
-    assert spla.choose_kernel(dense)[0] == "veCSC"
-    assert spla.choose_kernel(dense, masked="sparse") == spla.choose_kernel(dense)
-    with pytest.raises(ValueError, match="masked must be False, True or 'sparse', got 'dense'"):
-        spla.choose_kernel(hub, masked="dense")
+    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", 0)
+    for shape, unmasked, unknown in (("star", "scCOOC", "scCSC"), ("complete", "veCSC", "veCSC")):
+        A = spla.Matrix.from_networkx(SHAPES[shape](), device="cpu")  # choices are cached per matrix: new ones
+        assert spla.choose_kernel(A)[0] == spla.choose_kernel(A, masked="dense")[0] == unmasked
+        name, reason = spla.choose_kernel(A, masked=True)
+        assert name == unknown, reason
+        assert name == unmasked or ("unknown density" in reason and "waves" in reason), reason
+        name, reason = spla.choose_kernel(A, masked="sparse")
+        assert name == "scCSC" and "sparse mask" in reason, reason
+        assert spla.choose_kernel(A, k=4, masked=True) == spla.choose_kernel(A, k=4)
+    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+    for masked in (True, "dense", "sparse"):
+        assert spla.choose_kernel(grid, masked=masked) == spla.choose_kernel(grid)
+    # the bound itself: a hub graph just below UNKNOWN_TILES_WAVES waves keeps scCOOC
+    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", (hub.nnz + 1) / gpu.resident_threads("cpu"))
+    star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
+    assert spla.choose_kernel(star, masked=True)[0] == "scCOOC"
+    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", hub.nnz / gpu.resident_threads("cpu"))
+    star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
+    assert spla.choose_kernel(star, masked=True)[0] == "scCSC"
+    with pytest.raises(ValueError, match="masked must be False, True, 'dense' or 'sparse', got 'Dense'"):
+        spla.choose_kernel(hub, masked="Dense")
 
 
 def test_choose_kernel_blocks_by_row_bytes():
@@ -189,7 +215,11 @@ def test_choose_kernel_direction(monkeypatch):
     name, reason = spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m)
     assert name == spla.choose_kernel(hub, masked=True)[0] == "scCOOC" and reason.startswith("pull")
     assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=1)[0] == \
-        spla.choose_kernel(hub, masked="sparse")[0]  # few arcs into the computed outputs
+        spla.choose_kernel(hub, masked="sparse")[0] == "scCSC"  # few arcs into the computed outputs
+    # masked="sparse" up to SPARSE_PULL (half) of the arcs into the computed outputs, "dense" above
+    assert selection.SPARSE_PULL == 0.5
+    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5)[0] == "scCSC"
+    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5 + 1)[0] == "scCOOC"
     assert spla.choose_kernel(hub, k=32, push_arcs=0, pull_arcs=m)[0] == spla.choose_kernel(hub, k=32)[0]
     grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
     assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
@@ -215,7 +245,9 @@ def test_choose_kernel_small_graphs():
     assert name == "scCOOC" and "1,047,552 arcs < 4 waves" in reason and "metric" in reason
     assert spla.choose_kernel(below, masked=True)[0] == spla.choose_kernel(below, masked="sparse")[0] == "scCOOC"
     assert spla.choose_kernel(below, k=4)[0] == "veCSC" and spla.choose_kernel(below, k=32)[0] == "veCSC"
-    assert spla.choose_kernel(at)[0] == "veCSC" and spla.choose_kernel(at, masked=True)[0] == "veCSC"
+    assert spla.choose_kernel(at)[0] == spla.choose_kernel(at, masked="dense")[0] == "veCSC"
+    assert spla.choose_kernel(at, masked=True)[0] == "veCSC" and spla.choose_kernel(at, masked="sparse")[0] == "scCSC"
+    assert spla.choose_kernel(below, masked="dense")[0] == "scCOOC"
     assert spla.choose_kernel(below, semiring="min_plus", dtype=np.int32)[0] == "scCOOC"
     for name in ("grid", "path"):
         small = spla.Matrix.from_networkx(SHAPES[name](), device="cpu")

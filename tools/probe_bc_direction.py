@@ -11,9 +11,9 @@ device time of push against pull for every BFS level (the calibration of spla.se
   HEAD``), one after the other on the same device, and the first source's results are compared.
 * ``calibrate``: per graph, the first source's BFS levels; for every forward level the product
   ``f<!reached, replace> = f +.first A`` and for every backward level ``T<level d-1> += A +.second c``,
-  each by push, the pull kernel ``choose_kernel`` picks, and the pull with ``masked="sparse"``:
-  8 products recorded as one CUDA graph (spla.Replay), replayed, time / 8; beside each level's push
-  and pull arc counts.
+  each by push and by every pull kernel (scCOOC, scCSC: warp tiles, veCSC): 8 products recorded as
+  one CUDA graph (spla.Replay), replayed, time / 8; beside each level's push and pull arc counts and
+  the kernel ``choose_kernel`` picks from them.
 
 Writes DIR/bc_direction.json and prints a summary.
 """
@@ -32,6 +32,8 @@ import numpy as np
 
 GRAPHS = ["myc15", "myc16", "myc17", "kron18", "kron20", "kron21", "ws100k", "ba1M_m4", "grid400"]
 CALIBRATE = ["myc16", "kron20", "ba1M_m4", "ws100k", "grid400"]
+#: the kernels timed at every level of ``calibrate``
+KERNELS = ("push", "scCOOC", "scCSC", "veCSC")
 
 
 def sources_of(src, dst, n, k=5, seed=12345):
@@ -137,41 +139,35 @@ def calibrate(names):
             reached = (level >= 0) & (level < d)
             push = float(out_deg[level == d - 1].sum())
             pull = float(in_deg[~reached].sum())
-            kernels = {"push": "push", "pull": spla.choose_kernel(A, masked=True)[0],
-                       "pull_sparse": spla.choose_kernel(A, masked="sparse")[0]}
             row = {"phase": "forward", "d": d, "push_arcs": push, "pull_arcs": pull,
                    "chosen": spla.choose_kernel(A, masked=True, push_arcs=push, pull_arcs=pull)[0]}
-            for label, kern in kernels.items():
+            for kern in KERNELS:
                 def prod(kern=kern):
                     for _ in range(8):
                         spla.vxm(f, A, "plus_first", mask=reached, complement=True, out=dst, replace=True,
                                  kernel=kern)
                 rp = spla.Replay(prod, A.device, name="probe")
-                row[label + "_us"] = gpu_ms(cp, rp, warmup=3, repeat=10) / 8 * 1e3
-                row[label + "_kernel"] = kern
+                row[kern + "_us"] = gpu_ms(cp, rp, warmup=3, repeat=10) / 8 * 1e3
             rows.append(row)
         for d in list(range(depth, 0, -step)):
             c = (level == d).astype(np.float64)
             below = level == d - 1
             push = float(in_deg[level == d].sum())
             pull = float(out_deg[level == d - 1].sum())
-            kernels = {"push": "push", "pull": spla.choose_kernel(A.T, masked=True)[0],
-                       "pull_sparse": spla.choose_kernel(A.T, masked="sparse")[0]}
             row = {"phase": "backward", "d": d, "push_arcs": push, "pull_arcs": pull,
                    "chosen": spla.choose_kernel(A.T, masked=True, push_arcs=push, pull_arcs=pull)[0]}
-            for label, kern in kernels.items():
+            for kern in KERNELS:
                 def prod(kern=kern):
                     for _ in range(8):
                         spla.mxv(A, c, "plus_second", mask=below, accum="plus", out=T, kernel=kern)
                 rp = spla.Replay(prod, A.device, name="probe")
-                row[label + "_us"] = gpu_ms(cp, rp, warmup=3, repeat=10) / 8 * 1e3
-                row[label + "_kernel"] = kern
+                row[kern + "_us"] = gpu_ms(cp, rp, warmup=3, repeat=10) / 8 * 1e3
             rows.append(row)
         out[name] = {"n": A.shape[0], "arcs": A.nnz, "source": s, "depth": depth, "levels": rows}
         for r in rows:
-            print(f"  {name} {r['phase'][:3]} d={r['d']:4d} push {r['push_arcs']:12.0f} arcs {r['push_us']:8.1f} us | "
-                  f"pull {r['pull_arcs']:12.0f} arcs {r['pull_us']:8.1f} us ({r['pull_kernel']}) "
-                  f"sparse {r['pull_sparse_us']:8.1f} us ({r['pull_sparse_kernel']}) -> {r['chosen']}", flush=True)
+            times = " ".join(f"{kern} {r[kern + '_us']:8.1f}" for kern in KERNELS)
+            print(f"  {name} {r['phase'][:3]} d={r['d']:4d} push {r['push_arcs']:12.0f} arcs, pull {r['pull_arcs']:12.0f} "
+                  f"arcs; us: {times} -> {r['chosen']}", flush=True)
         A = None  # free the matrix before the next graph
         cp.get_default_memory_pool().free_all_blocks()
     return out

@@ -1219,8 +1219,13 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             # every long column's chunks: ceil(len / LISTED_CHUNK) <= ceil(len / TILE_CHUNK) *
             # ceil(TILE_CHUNK / LISTED_CHUNK))
             nitems = split["nchunks"] * -(-int(TILE_CHUNK) // int(LISTED_CHUNK))
-            items = [cp.empty(nitems, dtype=np.int64) for _ in range(3)]
-            item_count = cp.zeros(1, dtype=np.uint64)
+            # item_col, item_first, item_last (nitems,) int64 and item_count (1,) uint64 in one allocation,
+            # the count zeroed (a call's host time is mostly allocations and launches: docs/benchmarks.md)
+            listing = cp.empty(3 * nitems + 1, dtype=np.int64)
+            base = listing.data.ptr
+            items = [np.uint64(base + 8 * nitems * i) for i in range(3)]
+            item_count = np.uint64(base + 8 * 3 * nitems)
+            cp.cuda.runtime.memsetAsync(int(item_count), 0, 8, cp.cuda.get_current_stream().ptr)
         grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
         # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes (and a
         # warp per group of long-column chunks first, when fused)

@@ -1,0 +1,132 @@
+"""Host time of one masked k = 1 product per kernel: what a Python loop of ``vxm`` calls pays per call.
+
+    PYTHONPATH=. python3 tools/probe_host_path.py [--graphs a,b] [--profile GRAPH:KERNEL]
+
+Per graph and kernel (scCSC: its warp tiles, veCSC, scCOOC): ``spla.vxm(u, A, "plus_times", mask=m)``
+with a random mask keeping 10% of the columns, fresh output; the median over 300 calls of the time
+each call takes to return (perf_counter around the call; the device is synchronised every 100 calls
+so that the launch queue never fills), and the wall time of one call between CUDA events (median of
+30, device idle before each).  With --profile, cProfile of 300 calls of that product, the top 30
+functions by own time.  With --noop, also the same calls with every engine kernel replaced by a
+no-op callable (the Python work of a call alone, allocations included; results not checked): the
+rest of the host time is CuPy's kernel launches.  With --launch, the host time of launching an empty
+kernel of 4, 16, 32 and 48 arguments (int64 scalars; and as many device pointers), CuPy's share.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cupy as cp
+import numpy as np
+
+import spla
+from probe_products import load_matrix
+
+KERNELS = ("scCSC", "veCSC", "scCOOC")
+
+
+def enqueue_us(fn, reps=300):
+    for _ in range(20):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for i in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+        if i % 100 == 99:
+            cp.cuda.Device().synchronize()
+    return statistics.median(times) * 1e6
+
+
+def event_us(fn, reps=30):
+    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+    ts = []
+    for _ in range(reps):
+        cp.cuda.Device().synchronize()
+        e0.record()
+        fn()
+        e1.record()
+        e1.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e3)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graphs", default="myc16,kron18,kron20")
+    ap.add_argument("--profile", default=None)
+    ap.add_argument("--noop", action="store_true")
+    ap.add_argument("--launch", action="store_true")
+    args = ap.parse_args()
+    from spla.backends import gpu as G
+    if args.launch:
+        buf = cp.zeros(64, dtype=np.int64)
+        for nargs in (4, 16, 32, 48):
+            params = ", ".join(f"long long a{i}" for i in range(nargs))
+            empty = cp.RawKernel(f'extern "C" __global__ void empty({params}) {{}}', "empty")
+            scalars = tuple(np.int64(i) for i in range(nargs))
+            pointers = tuple(np.uint64(buf.data.ptr) for _ in range(nargs))
+            arrays = tuple(buf for _ in range(nargs))
+            print(f"launch of {nargs:2d} args: numpy int64 {enqueue_us(lambda: empty((1,), (32,), scalars)):6.1f} us, "
+                  f"uint64 pointers {enqueue_us(lambda: empty((1,), (32,), pointers)):6.1f} us, "
+                  f"cupy arrays {enqueue_us(lambda: empty((1,), (32,), arrays)):6.1f} us", flush=True)
+    for name in [g for g in args.graphs.split(",") if g]:
+        A = load_matrix(name)
+        rng = np.random.default_rng(0)
+        u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
+        mask = cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+        for kern in KERNELS:
+            def call(kern=kern):
+                # y<mask> = u +.* A
+                return spla.vxm(u, A, "plus_times", mask=mask, kernel=kern)
+            print(f"{name:8s} {kern:7s} host {enqueue_us(call):7.1f} us  one call between events "
+                  f"{event_us(call):7.1f} us", flush=True)
+            if args.noop:
+                real = G._spmv_module
+                launches = {}
+
+                class Recorder:
+                    """The module's kernels, each replaced by a callable that only keeps its arguments."""
+
+                    def __init__(self, inner):
+                        self.inner = inner
+
+                    def __getitem__(self, key):
+                        fn = self.inner[key]
+
+                        def record(*a, key=key, fn=fn):
+                            launches[key] = len(a)
+                        return record
+
+                def noop_module(*a, **kw):
+                    return Recorder(real(*a, **kw))
+                G._spmv_module = noop_module
+                try:
+                    python_only = enqueue_us(call)
+                finally:
+                    G._spmv_module = real
+                cp.cuda.Device().synchronize()
+                print(f"{name:8s} {kern:7s} python alone {python_only:7.1f} us; kernels: {', '.join(launches)}",
+                      flush=True)
+            if args.profile == f"{name}:{kern}":
+                prof = cProfile.Profile()
+                prof.enable()
+                for _ in range(300):
+                    call()
+                prof.disable()
+                cp.cuda.Device().synchronize()
+                pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        A = None
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+if __name__ == "__main__":
+    main()
