@@ -208,11 +208,8 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
         raise semiring.dtype_error(dtype, "choose_kernel")
     if push_arcs is not None or pull_arcs is not None:
         return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs)
-    mask = "none"  # what the one-vector rules see of the mask: "none" (also "dense"), "unknown" or "sparse"
-    if int(k) == 1 and isinstance(masked, str):
-        mask = "sparse" if masked == "sparse" else "none"
-    elif int(k) == 1 and masked:
-        mask = "unknown"
+    # what the one-vector rules see of the mask: "unknown", "sparse" or "none" ("dense" is no mask to them)
+    mask = {True: "unknown", "sparse": "sparse"}.get(masked, "none") if int(k) == 1 else "none"
     key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, mask)
     if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
         A._cache[key] = _choose(A, k, semiring, dtype, mask)

@@ -2,12 +2,16 @@
 
     PYTHONPATH=<tree> python3 tools/probe_ab.py LABEL OUT.json graph [graph ...]
 
-Per graph (benchmarks' generator and cache): the 90%-masked product, scCSC (tiles) and veCSC, in
-device time (20 products recorded as one CUDA graph by spla.Replay, per product), and single-source
-betweenness (auto) from 8 fixed sources, which reads a level count to the host every level
-(HostCopy), in wall time between CUDA events.  Medians after warm-up; results appended to OUT.json
-as {label: {graph: {measure: ms}}}.  Compare the labels' medians in one call on one machine, and
-alternate the trees: sub-millisecond wall times drift by tens of percent between runs.
+Per graph (benchmarks' generator and cache), in device time (20 products recorded as one CUDA graph
+by spla.Replay, per product): the 90%-masked product by scCSC (tiles) and veCSC, and by "auto" with
+random masks keeping 100%, 50% and 10% of the columns; in wall time between CUDA events:
+single-source betweenness (auto) from 8 fixed sources and ``algorithms.bfs_levels`` from 4 of them,
+both reading a level count to the host every level.  Also the kernel ``choose_kernel`` picks for
+each mask hint (None where the tree lacks the hint).  Medians after warm-up; results appended to
+OUT.json as {label: {graph: {measure: value}}}.  The first source's BFS levels and betweenness are
+kept under /tmp/probe_ab and compared with every earlier label's (``equal_to_LABEL``).  Compare the
+labels' medians in one call on one machine, and alternate the trees: sub-millisecond wall times
+drift by tens of percent between runs.
 """
 import json
 import sys
@@ -22,6 +26,7 @@ from benchmarks import graphs
 from benchmarks.timing import gpu_time
 
 REPEAT = 20  # products per replayed step
+SAVED = Path("/tmp/probe_ab")  # the first source's results per label and graph
 label, out_path, names = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
 res = json.loads(out_path.read_text()) if out_path.exists() else {}
 mine = res.setdefault(label, {})
@@ -30,26 +35,43 @@ for name in names:
     A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
     rng = np.random.default_rng(0)
     u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
-    mask = cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+    draw = rng.random(int(A.shape[1]))
     y = cp.empty(int(A.shape[1]), dtype=np.float32)
     sources = [int(s) for s in rng.choice(int(A.shape[0]), 8, replace=False)]
     row = mine.setdefault(name, {})
+    for hint in (True, "dense", "sparse"):
+        try:
+            row[f"choice_{hint}"] = spla.choose_kernel(A, masked=hint)[0]
+        except ValueError:  # a tree without this hint
+            row[f"choice_{hint}"] = None
 
-    def masked(kernel):
+    def masked(kernel, mask):
         def step():
             for _ in range(REPEAT):
                 # y<mask, replace> = u +.* A
                 spla.vxm(u, A, "plus_times", mask=mask, replace=True, out=y, kernel=kernel)
         return step
 
-    for kernel in ("scCSC", "veCSC"):
-        rep = spla.Replay(masked(kernel), A.device, name=f"masked90 {kernel}")
+    cases = [(f"masked90_{kernel}_dev", kernel, 0.10) for kernel in ("scCSC", "veCSC")]
+    cases += [(f"masked{p:g}_auto_dev", "auto", p) for p in (1.0, 0.5, 0.1)]
+    for measure, kernel, keep in cases:
+        rep = spla.Replay(masked(kernel, cp.asarray(draw < keep)), A.device, name=f"{measure}")
         rep()
         rep()  # warm-up, then recorded: the timed calls replay the graph (device time, no launch overhead)
-        row[f"masked90_{kernel}_dev"] = gpu_time(rep, warmup=2, repeat=20)["median_ms"] / REPEAT
+        row[measure] = gpu_time(rep, warmup=2, repeat=20)["median_ms"] / REPEAT
     row["bc_8_sources"] = gpu_time(lambda: [algorithms.betweenness_centrality(A, sources=[s], normalized=False)
                                             for s in sources], warmup=1, repeat=5)["median_ms"]
+    row["bfs_4_sources"] = gpu_time(lambda: [algorithms.bfs_levels(A, s) for s in sources[:4]],
+                                    warmup=2, repeat=10)["median_ms"] / 4
+    levels = np.asarray(algorithms.bfs_levels(A, sources[0]))
+    bc = np.asarray(algorithms.betweenness_centrality(A, sources=[sources[0]], normalized=False))
+    SAVED.mkdir(exist_ok=True)
+    for other in sorted(SAVED.glob(f"*.{name}.npz")):  # another tree's (or run's) results on this graph
+        z = np.load(other)
+        row[f"equal_to_{other.name.split('.')[0]}"] = bool(np.array_equal(z["levels"], levels) and np.allclose(
+            z["bc"], bc, rtol=1e-9, atol=1e-9 * (1 + np.abs(bc).max(initial=0))))
+    np.savez(SAVED / f"{label}.{name}.npz", levels=levels, bc=bc)
     print(label, name, row, flush=True)
     out_path.write_text(json.dumps(res, indent=1))
-    A = u = mask = y = rep = None  # free the graph before the next one
+    A = u = y = rep = None  # free the graph before the next one
     cp.get_default_memory_pool().free_all_blocks()

@@ -1264,20 +1264,20 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                flags, vec4)
     elif kernel == "veCSC" and _rows_fit(u, y, k, dtype) and _use_windows(
             cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id):
-        lists, items, seg = _window_lists(cp, A, colptr, rowidx, k, device_id)
+        windows, items, seg = _window_lists(cp, A, colptr, rowidx, k, device_id)
         if becomes and items["multi_window_cols"].size:
             y[items["multi_window_cols"]] = 0.0  # their items ADD into it
         nitems = items["nitems"]
         grid = _grid(nitems * (k // WINDOW) * 32)
         variant = debug and (f" (windows of {WINDOW} columns on tensor cores: {nitems} items of at most "
-                             f"{seg} distinct rows, {lists['reuse']:.2f} entries a row)")
+                             f"{seg} distinct rows, {windows['reuse']:.2f} entries a row)")
         # check = whether U holds a value off the tensor cores' exact path (not finite, or tiny)
         check = cp.zeros(1, dtype=np.int32)
         funcs["windows_scan"]((_grid(u.size // 4),), (BLOCK,), (u, i64(u.size), check))
         # Y = U +.* A, a warp per item of a window's distinct rows and 32 components, on tensor cores
         funcs["veCSC_windows"]((grid,), (BLOCK,), (
             items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
-            lists["slots"], check, u, y, i64(ncols), i64(k), acc, i32(flags)))
+            windows["slots"], check, u, y, i64(ncols), i64(k), acc, i32(flags)))
     elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
         group = _rows_group(k, dtype)
         # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic
