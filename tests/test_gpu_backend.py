@@ -559,6 +559,100 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
                     f"accum={acc} out={use_out} replace={replace}"))
 
 
+@pytest.mark.parametrize("chunks", ["listed", "fused"])
+def test_tile_state_between_launches(monkeypatch, chunks):
+    """The listed tiles' listing and the fused chunks' counters outlive a launch, one per stream, and every
+    launch leaves its counters at zero (no memset per product): products repeated on the default stream,
+    on two other streams at once, and replayed as a CUDA graph recorded on a third all equal the
+    reference; a stream's state goes when the stream does."""
+    import gc
+    import weakref
+
+    import spla
+
+    monkeypatch.setattr(gpu, "SCCSC_TILES", True)
+    monkeypatch.setattr(gpu, "TILE_CHUNKS", chunks)
+    monkeypatch.setattr(gpu, "TILE_LONG", 9)
+    monkeypatch.setattr(gpu, "TILE_CHUNK", 7)
+    monkeypatch.setattr(gpu, "LISTED_CHUNK", 5)
+    sr = semirings.get("plus_times")
+    rng = np.random.default_rng(5)
+    m, n = 300, 4000
+    rows = np.concatenate([rng.integers(0, m, 30000), np.arange(m), np.arange(m)])
+    cols = np.concatenate([rng.integers(0, n, 30000), np.full(m, 3), np.full(m, n - 1)])
+    A = CSC((m, n), rows, cols, rng.integers(1, 4, len(rows)).astype(np.float64))
+    u = rng.integers(0, 3, m).astype(np.float64)
+    mask = rng.random(n) < 0.5
+    want = reference(u, A, sr, False, mask)
+    du, dmask = cp.asarray(u), cp.asarray(mask)
+
+    def product(out=None):
+        # y<mask, replace> = u +.* A
+        return gpu.vxm(du, A, sr, dmask, False, None, out, out is not None, "scCSC")
+
+    def counters(stream):
+        """The stream's counters, read back (the listing's two, or the fused chunks' per column)."""
+        if chunks == "listed":
+            room, buf = gpu._listings[0][stream][-1]
+            return cp.asnumpy(buf[3 * room:])
+        key = next(k for k in A._cache if k[0] == "tile_done")
+        return cp.asnumpy(A._cache[key][stream])
+
+    for _ in range(3):
+        np.testing.assert_array_equal(cp.asnumpy(product()), want)
+    assert not counters(cp.cuda.get_current_stream()).any()
+    if chunks == "listed":
+        # a listing whose second kernel did not launch is dropped, and the next product gets a fresh one
+        real = gpu._spmv_module
+
+        class Failing:
+            def __init__(self, inner):
+                self.inner = inner
+
+            def __getitem__(self, key):
+                if key != "listed_chunks":
+                    return self.inner[key]
+
+                def fail(*args):
+                    raise RuntimeError("launch failed")
+                return fail
+
+        monkeypatch.setattr(gpu, "_spmv_module", lambda *a: Failing(real(*a)))
+        with pytest.raises(RuntimeError, match="launch failed"):
+            product()
+        assert cp.cuda.get_current_stream() not in gpu._listings[0]
+        monkeypatch.setattr(gpu, "_spmv_module", real)
+        np.testing.assert_array_equal(cp.asnumpy(product()), want)
+        assert not counters(cp.cuda.get_current_stream()).any()
+    s1, s2 = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+    got = []
+    for _ in range(4):
+        for s in (s1, s2):
+            with s:
+                got.append(product())
+    s1.synchronize()
+    s2.synchronize()
+    for g in got:
+        np.testing.assert_array_equal(cp.asnumpy(g), want)
+    assert not counters(s1).any() and not counters(s2).any()
+    y = cp.full(n, 7.0)
+    step = spla.Replay(lambda: product(y), "gpu:0", name="tiles state")
+    for _ in range(5):
+        y.fill(7.0)
+        step()
+        np.testing.assert_array_equal(cp.asnumpy(y), want)
+    assert step.mode == "graph"
+    held = gpu._listings[0] if chunks == "listed" else next(v for k, v in A._cache.items() if k[0] == "tile_done")
+    before = len(held)
+    streams = [weakref.ref(s) for s in (s1, s2, step._stream)]
+    del s1, s2, step, got
+    gc.collect()
+    # a dead stream's state is gone, a live one's kept (CuPy may hold on to a stream it last entered)
+    dead = sum(ref() is None for ref in streams)
+    assert dead >= 1 and len(held) == before - dead
+    assert all(ref() in held for ref in streams if ref() is not None)
+
+
 def test_tile_geometry_and_group(monkeypatch):
     """The tiles' launch shape: a graph with enough tiles keeps TILE_R and BLOCK; a small one gets narrower
     tiles and smaller blocks (every SM at least two); the lanes per kept column follow the mean short

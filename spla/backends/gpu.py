@@ -819,6 +819,52 @@ def _vecsc_long(cp, A, colptr, group, long=None, chunk=None):
     return _cached(A, key, lambda: vecsc_long_split(cp, colptr, long_len, chunk))
 
 
+_listings = {}  # device id -> WeakKeyDictionary: stream -> [(capacity, buffer), ...], newest last
+
+
+def _tile_listing(cp, device_id, capacity):
+    """(item_col, item_first, item_last, listing_count) pointers (np.uint64) of the current stream's tile
+    listing on the current device, with room for ``capacity`` chunks: three int64 arrays with no initial
+    value and two uint64 counters, zero, which spla_listed_chunks zeroes again (no memset per product).
+
+    One listing per stream: the launches of a stream run in order, so they never share it at once, while
+    launches on two streams may.  A CUDA graph recorded on a stream (spla.Replay records on a private
+    one) keeps using that stream's listing when replayed, so a listing lives as long as its stream and is
+    never freed or moved before: a bigger one is a new buffer (at least twice the room), the old one
+    kept.  Its counters are zeroed on the stream, so a graph that recorded the creation zeroes them first."""
+    import weakref
+
+    streams = _listings.setdefault(device_id, weakref.WeakKeyDictionary())
+    stream = cp.cuda.get_current_stream()
+    held = streams.get(stream)
+    if held is None or held[-1][0] < capacity:
+        room = max(int(capacity), 2 * held[-1][0] if held else 1024)
+        buf = cp.empty(3 * room + 2, dtype=np.int64)
+        buf[3 * room:].fill(0)
+        held = (held or []) + [(room, buf)]
+        streams[stream] = held
+    room, buf = held[-1]
+    base = buf.data.ptr
+    return tuple(np.uint64(base + 8 * room * i) for i in range(4))
+
+
+def _tile_done(cp, A, split, device_id):
+    """The fused chunks' counters (split["nmulti"],) uint32 of A on the current stream (np.uint64
+    pointer): zero when created, and every launch leaves them zero (a column's last chunk resets its
+    counter), so no memset per product.  Kept in ``A._cache`` per stream, as :func:`_tile_queue` keeps
+    its queues (a fresh zeroed array for an object without a cache)."""
+    import weakref
+
+    key = ("tile_done", split["long_len"], TILE_CHUNK, device_id)
+    streams = _cached(A, key, weakref.WeakKeyDictionary)
+    stream = cp.cuda.get_current_stream()
+    done = streams.get(stream)
+    if done is None:
+        done = cp.zeros(max(1, int(split["nmulti"])), dtype=np.uint32)
+        streams[stream] = done
+    return np.uint64(done.data.ptr)
+
+
 def _cached(A, key, build):
     """``build()``, kept in the matrix's lazy-cache dict ``A._cache`` under ``key`` (the key names every
     switch the value depends on); an object without a ``_cache`` dict gets a fresh ``build()``."""
@@ -1194,51 +1240,39 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         group_max = _tile_group(cp, A, colptr)
         variant = debug and (f" (tiles of {32 * R} columns, up to {group_max} lanes a column"
                    + (f", {split['nchunks']} long-column chunks {chunks}" if chunks else "") + ")")
-        ntiles = -(-ncols // (32 * R))
         threads_per_block = tile_block
+        long_len = i64(split["long_len"] if split is not None else 0)
         null = np.uint64(0)
-        items, item_count = [null] * 3, null  # null: no listing
-        chunk_groups, fused_args = 0, (i64(0), i32(1), i64(0)) + (null,) * 9 + (vec4,)
+        chunk_groups, fused_args, listing = 0, (i64(0), i32(1), i64(0)) + (null,) * 9, (null,) * 4
         if chunks == "fused":
             ichunks = _tile_chunks(cp, A, colptr, split)
             per_warp = int(CHUNKS_PER_WARP)
             chunk_groups = -(-split["nchunks"] // per_warp)
-            # part (nchunks,) T, then done (nmulti,) uint32 zeroed: one allocation, one memset
-            part_bytes = -(-split["nchunks"] * dtype.itemsize // 8) * 8
-            work = cp.empty(part_bytes + 4 * split["nmulti"], dtype=np.uint8)
-            done = null
-            if split["nmulti"]:
-                done = np.uint64(work.data.ptr + part_bytes)
-                cp.cuda.runtime.memsetAsync(int(done), 0, 4 * split["nmulti"], cp.cuda.get_current_stream().ptr)
+            part = cp.empty(split["nchunks"], dtype=dtype)  # a partial per chunk, no initial value
             fused_args = (i64(chunk_groups), i32(per_warp), i64(split["nchunks"]), ichunks["chunk_j"],
-                          ichunks["chunk_begin"], ichunks["chunk_end"], ichunks["chunk_col"],
-                          ichunks["chunk_part"], split["col_chunk0"], split["col_slot"],
-                          np.uint64(work.data.ptr), done, vec4)
+                          ichunks["chunk_begin"], ichunks["chunk_end"], ichunks["chunk_col"], ichunks["chunk_part"],
+                          split["col_chunk0"], split["col_slot"], part,
+                          _tile_done(cp, A, split, device_id) if split["nmulti"] else null)
         elif chunks == "listed":
-            # the computed long columns' chunks of LISTED_CHUNK entries are listed by the tiles (room for
-            # every long column's chunks: ceil(len / LISTED_CHUNK) <= ceil(len / TILE_CHUNK) *
-            # ceil(TILE_CHUNK / LISTED_CHUNK))
-            nitems = split["nchunks"] * -(-int(TILE_CHUNK) // int(LISTED_CHUNK))
-            # item_col, item_first, item_last (nitems,) int64 and item_count (1,) uint64 in one allocation,
-            # the count zeroed (a call's host time is mostly allocations and launches: docs/benchmarks.md)
-            listing = cp.empty(3 * nitems + 1, dtype=np.int64)
-            base = listing.data.ptr
-            items = [np.uint64(base + 8 * nitems * i) for i in range(3)]
-            item_count = np.uint64(base + 8 * 3 * nitems)
-            cp.cuda.runtime.memsetAsync(int(item_count), 0, 8, cp.cuda.get_current_stream().ptr)
+            # room for every long column's chunks of LISTED_CHUNK entries: ceil(len / LISTED_CHUNK) <=
+            # ceil(len / TILE_CHUNK) * ceil(TILE_CHUNK / LISTED_CHUNK)
+            listing = _tile_listing(cp, device_id, split["nchunks"] * -(-int(TILE_CHUNK) // int(LISTED_CHUNK)))
+        ntiles = -(-ncols // (32 * R))
         grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
         # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes (and a
         # warp per group of long-column chunks first, when fused)
-        funcs["scCSC_tiles_listed" if chunks == "listed" else "scCSC_tiles"](
-            (grid,), (tile_block,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R),
-                                     acc, i32(flags), i64(split["long_len"] if split is not None else 0),
-                                     i32(1 if chunks in ("listed", "static") and direct and becomes else 0),
-                                     *items, item_count, i64(LISTED_CHUNK if chunks == "listed" else TILE_CHUNK),
-                                     i32(group_max), *fused_args))
+        funcs["scCSC_tiles_listed" if chunks == "listed" else "scCSC_tiles"]((grid,), (tile_block,), (
+            colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R), acc, i32(flags), long_len,
+            i32(1 if chunks in ("static", "listed") and direct and becomes else 0), i32(group_max), *fused_args,
+            vec4, *listing, i64(LISTED_CHUNK)))
         if chunks == "listed":
-            # y<mask>[long computed columns] += their chunks (atomic ADD)
-            funcs["listed_chunks"]((min(_grid(nitems * 32), _resident_blocks(device_id)),), (BLOCK,),
-                                   (*items, item_count, rowidx, vals, u, y, vec4))
+            try:
+                # y<mask>[long computed columns] += their chunks (atomic ADD)
+                funcs["listed_chunks"]((_resident_blocks(device_id),), (BLOCK,), (*listing, rowidx, vals, u, y, vec4))
+            except BaseException:
+                # the tiles counted into the listing and nothing will zero it: the stream gets a fresh one
+                _listings[device_id].pop(cp.cuda.get_current_stream(), None)
+                raise
         elif chunks == "static":
             _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
                                flags, vec4, int(CHUNKS_PER_WARP))

@@ -735,12 +735,10 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 }
 
 // ================================================================================================
-// scCSC tiles (k == 1, masked): a warp per tile of 32 * R consecutive columns (R <= SPLA_TILE_R;
-// grid-stride over items by global warp id, so every loop is warp-uniform: items [0, chunk_groups)
-// are fused chunk groups, the rest tiles).  A sparse mask costs a
-// column one coalesced mask byte, and the kept columns of a tile are spread over the warp's lanes,
-// so a mask that keeps a tenth of the columns still gives most lanes a column -- the worklist's
-// compaction done inside the warp, with no second kernel and no global list:
+// scCSC tiles (k == 1, masked): a warp per tile of 32 * R consecutive columns (R <= SPLA_TILE_R).  A
+// sparse mask costs a column one coalesced mask byte, and the kept columns of a tile are spread over
+// the warp's lanes, so a mask that keeps a tenth of the columns still gives most lanes a column -- the
+// worklist's compaction done inside the warp, with no global list of columns.  One tile (spla_tile):
 //   1. Lane l tests the mask of columns first + 32 r + l (r < R; the R loads issued together),
 //      stores the not-computed ones (the identity under FRESH / REPLACE), and ballots the computed
 //      ones into the warp's shared list (column offsets in the tile, in column order).
@@ -752,26 +750,26 @@ SPLA_DEV void spla_warp_chunk_add(const I* __restrict__ rowidx, const T* __restr
 //   long_len > 0: a computed column with more than long_len entries is skipped in step 2 (with
 //   long_init != 0 its y[j] is set to the identity first) and produced a warp per chunk, so hub
 //   columns do not stall a lane, in one of three ways:
-//   * fused (LISTED false, chunk_groups > 0): the first chunk_groups items of this grid are
+//   * fused (chunk_groups > 0): the first chunk_groups items of the grid are
 //     spla_tile_chunk_group's groups of per_warp static chunks (long_init must be 0);
-//   * listed (LISTED true, item_count != null): the warp lists its long computed columns' chunks of
-//     `chunk` entries (one atomicAdd on *item_count per round of step 2 -- its 32 / G listed columns --
-//     that holds a long one reserves their slots in item_col / item_first / item_last, which the
-//     warp's lanes fill column by column) and spla_listed_chunks ADDs them into y;
-//   * static (item_count == null, chunk_groups == 0): spla_vecsc_long_chunks (and
-//     spla_vecsc_long_finish) walk the static chunks of every long column, testing their masks.
+//   * listed (LISTED): the warp lists its long computed columns' chunks of `chunk`
+//     entries and spla_listed_chunks ADDs them into y;
+//   * static (chunk_groups == 0): spla_vecsc_long_chunks (and spla_vecsc_long_finish)
+//     walk the static chunks of every long column afterwards, testing their masks.
 //   The listing is compiled only into the LISTED instantiation (it costs the others registers).
 //   colptr (ncols+1,) I, rowidx (nnz,) I, vals (nnz,) T, u (nrows,) T, y (ncols,) T, mask (ncols,)
-//   bool at mask[j * mask_js]; group_max a power of two in [1, 32].  Listed: item_col, item_first,
-//   item_last (capacity,) long long, capacity = every long column's chunks; item_count (1,) unsigned
-//   long long, zero beforehand (else all null).  Fused: chunk_groups, per_warp, nchunks and the chunk
-//   arrays, part and done as spla_tile_chunk_group (else 0 and null).  Shared memory: 32 * SPLA_TILE_R
+//   bool at mask[j * mask_js]; group_max a power of two in [1, 32].  Shared memory: 32 * SPLA_TILE_R
 //   bytes per warp of SPLA_BLOCK threads.
 // ================================================================================================
 #define SPLA_TILE_R 8
 
 // A device-scope acquire-release fence (lighter than __threadfence's sequentially consistent one).
 SPLA_DEV void spla_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+// The listing of spla_sccsc_tiles<LISTED> lives in device memory that outlives the launches (the backend
+// keeps one per stream): listing_count[0] counts the listed chunks, listing_count[1] the blocks of
+// spla_listed_chunks that have read that count; both zero before the tiles and zeroed by the last such
+// block, so no memset precedes a product.
 
 // One group of static long-column chunks inside spla_sccsc_tiles (fused chunks, k == 1), in the
 // interleaved order of interleaved_chunks (every column's first chunk, then every second, ...: a kept
@@ -783,11 +781,11 @@ SPLA_DEV void spla_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memo
 // (its column-major position), fences, and counts itself on done[col_slot[idx]]; the chunk that
 // arrives last (the threadfence-reduction pattern: nobody waits, so no co-residency is needed) reads
 // the column's n partials part[col_chunk0[idx] ..) in chunk order (volatile: L1 is not coherent),
-// reduces them and stores y[j].  No ADD atomic on T, and a fixed reduction order: deterministic
-// results for every monoid.
+// reduces them, stores y[j] and sets its counter back to zero.  No ADD atomic on T, and a fixed
+// reduction order: deterministic results for every monoid.
 //   chunk_j, chunk_begin, chunk_end (nchunks,) I; chunk_col, chunk_part (nchunks,) int;
 //   col_chunk0 (nlong+1,) int; col_slot (nlong,) int; part (nchunks,) T, no initial value;
-//   done (slots,) unsigned int, zero beforehand (every counter ends at its column's n).
+//   done (slots,) unsigned int, zero beforehand and afterwards (the backend keeps it between launches).
 template <class Add, class Mul, class T, class I, bool PATTERN>
 SPLA_DEV void spla_tile_chunk_group(long long grp, int per_warp, long long nchunks, const I* __restrict__ chunk_j,
                                     const I* __restrict__ chunk_begin, const I* __restrict__ chunk_end,
@@ -843,7 +841,98 @@ SPLA_DEV void spla_tile_chunk_group(long long grp, int per_warp, long long nchun
             total = Add::op(total, *(const volatile T*)(part + c0 + c));
         for (int off = 16; off > 0; off >>= 1)
             total = Add::op(total, spla_shfl_xor(0xffffffffu, total, off, 32));
-        if (lane == 0) spla_store(y, j, true, total, ident, accum, flags);
+        if (lane == 0) {
+            spla_store(y, j, true, total, ident, accum, flags);
+            done[slot] = 0u;  // every other chunk of the column has counted: ready for the next launch
+        }
+    }
+}
+
+// One tile of columns [first, first + 32 R) (steps 1 and 2 above), by the whole warp; `list` is the
+// warp's shared list.  LISTED: the long computed columns' chunks of `chunk` entries are listed (one
+// atomicAdd on *count per round of step 2 that holds a long column reserves the slots of all of its long
+// columns -- a warp scan of their chunk counts -- which the warp's lanes fill column by column).
+template <class Add, class Mul, class T, class I, bool PATTERN, bool LISTED>
+SPLA_DEV void spla_tile(long long first, unsigned char* list, const I* __restrict__ colptr,
+                        const I* __restrict__ rowidx, const T* __restrict__ vals, const T* __restrict__ u,
+                        T* __restrict__ y, const bool* __restrict__ mask, long long mask_js, int mask_mode,
+                        long long ncols, int R, int accum, int flags, long long long_len, int long_init,
+                        int group_max, long long* __restrict__ item_col, long long* __restrict__ item_first,
+                        long long* __restrict__ item_last, unsigned long long* __restrict__ count, long long chunk)
+{
+    const T ident = Add::template identity<T>();
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int below = (1u << lane) - 1u;
+    bool comp[SPLA_TILE_R];
+#pragma unroll
+    for (int r = 0; r < SPLA_TILE_R; ++r) {
+        const long long j = first + 32LL * r + lane;
+        comp[r] = r < R && j < ncols && spla_computed(mask, mask_mode, j * mask_js);
+    }
+    int kept = 0;  // warp-uniform
+#pragma unroll
+    for (int r = 0; r < SPLA_TILE_R; ++r) {
+        if (r >= R) break;
+        const long long j = first + 32LL * r + lane;
+        if (!comp[r] && j < ncols && (flags & (SPLA_FRESH | SPLA_REPLACE))) y[j] = ident;
+        const unsigned int b = __ballot_sync(0xffffffffu, comp[r]);
+        if (comp[r]) list[kept + __popc(b & below)] = (unsigned char)(32 * r + lane);
+        kept += __popc(b);
+    }
+    __syncwarp();
+    // G lanes per listed column: the most (<= group_max) that still walk every kept column in one round
+    int G = group_max;
+    while (G > 1 && G * kept > 32) G >>= 1;  // warp-uniform
+    const int g = (int)lane & (G - 1);
+    for (int q0 = 0; q0 < kept; q0 += 32 / G) {  // warp-uniform
+        const int q = q0 + (int)lane / G;
+        long long j = 0, start = 0, end = 0;
+        bool is_long = false;
+        T acc = ident;
+        if (q < kept) {
+            j = first + (long long)list[q];
+            start = spla_ld(colptr + j);
+            end = spla_ld(colptr + j + 1);
+            is_long = long_len > 0 && end - start > long_len;
+            if (!is_long)
+                acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + g, end,
+                                                                  (long long)G, ident, ident);
+        }
+        for (int off = G >> 1; off > 0; off >>= 1)  // the group's lanes combine (aligned groups of G)
+            acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
+        if (q < kept && g == 0) {
+            if (!is_long) spla_store(y, j, true, acc, ident, accum, flags);
+            else if (long_init) y[j] = ident;  // the chunks ADD the result into it
+        }
+        if (!LISTED) continue;  // fused or static chunks test their own masks
+        is_long = is_long && g == 0;  // a long column is listed once, by its group's first lane
+        unsigned int todo = __ballot_sync(0xffffffffu, is_long);
+        if (todo == 0) continue;
+        const long long nch = is_long ? (end - start + chunk - 1) / chunk : 0;
+        long long incl = nch;
+        for (unsigned int d = 1; d < 32; d <<= 1) {
+            const long long o = __shfl_up_sync(0xffffffffu, incl, d);
+            if (lane >= d) incl += o;
+        }
+        unsigned long long at = 0;
+        if (lane == 31) at = atomicAdd(count, (unsigned long long)incl);
+        at = __shfl_sync(0xffffffffu, at, 31);
+        const long long mine = (long long)at + incl - nch;
+        while (todo) {
+            const int l = __ffs(todo) - 1;
+            todo &= todo - 1u;
+            const long long jl = __shfl_sync(0xffffffffu, j, l);
+            const long long sl = __shfl_sync(0xffffffffu, start, l);
+            const long long el = __shfl_sync(0xffffffffu, end, l);
+            const long long nl = __shfl_sync(0xffffffffu, nch, l);
+            const long long bl = __shfl_sync(0xffffffffu, mine, l);
+            for (long long c = lane; c < nl; c += 32) {
+                const long long f = sl + c * chunk;
+                item_col[bl + c] = jl;
+                item_first[bl + c] = f;
+                item_last[bl + c] = f + chunk < el ? f + chunk : el;
+            }
+        }
     }
 }
 
@@ -851,21 +940,22 @@ template <class Add, class Mul, class T, class I, bool PATTERN, bool LISTED>
 __global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, const I* __restrict__ rowidx,
                                  const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y,
                                  const bool* __restrict__ mask, long long mask_js, int mask_mode, long long ncols,
-                                 int R, int accum, int flags, long long long_len, int long_init,
-                                 long long* __restrict__ item_col, long long* __restrict__ item_first,
-                                 long long* __restrict__ item_last, unsigned long long* __restrict__ item_count,
-                                 long long chunk, int group_max, long long chunk_groups, int per_warp,
-                                 long long nchunks, const I* __restrict__ chunk_j,
-                                 const I* __restrict__ chunk_begin, const I* __restrict__ chunk_end,
-                                 const int* __restrict__ chunk_col, const int* __restrict__ chunk_part,
-                                 const int* __restrict__ col_chunk0, const int* __restrict__ col_slot,
-                                 T* __restrict__ part,
-                                 unsigned int* __restrict__ done, int vec4)
+                                 int R, int accum, int flags, long long long_len, int long_init, int group_max,
+                                 long long chunk_groups, int per_warp, long long nchunks,
+                                 const I* __restrict__ chunk_j, const I* __restrict__ chunk_begin,
+                                 const I* __restrict__ chunk_end, const int* __restrict__ chunk_col,
+                                 const int* __restrict__ chunk_part, const int* __restrict__ col_chunk0,
+                                 const int* __restrict__ col_slot, T* __restrict__ part,
+                                 unsigned int* __restrict__ done, int vec4, long long* __restrict__ item_col,
+                                 long long* __restrict__ item_first, long long* __restrict__ item_last,
+                                 unsigned long long* __restrict__ listing_count, long long chunk)
+// Grid-stride over items by global warp id, so every loop is warp-uniform; items [0, chunk_groups) are
+// fused chunk groups (spla_tile_chunk_group), the rest tiles (spla_tile).
+//   Fused: chunk_groups, per_warp, nchunks and the chunk arrays, part and done as spla_tile_chunk_group
+//   (else 0 and null).  LISTED: item_col, item_first, item_last (capacity,) long long, capacity = every
+//   long column's chunks of `chunk` entries; listing_count (2,) as above (else null).
 {
     __shared__ unsigned char s_list[SPLA_BLOCK / 32][32 * SPLA_TILE_R];  // blockDim.x <= SPLA_BLOCK
-    const T ident = Add::template identity<T>();
-    const unsigned int lane = threadIdx.x & 31u;
-    const unsigned int below = (1u << lane) - 1u;
     unsigned char* list = s_list[threadIdx.x >> 5];
     const long long tile_cols = 32LL * R;
     const long long tiles = (ncols + tile_cols - 1) / tile_cols;
@@ -879,99 +969,38 @@ __global__ void SPLA_TILE_BOUNDS spla_sccsc_tiles(const I* __restrict__ colptr, 
                                                            vec4);
             continue;
         }
-        const long long first = (item - chunk_groups) * tile_cols;
-        bool comp[SPLA_TILE_R];
-#pragma unroll
-        for (int r = 0; r < SPLA_TILE_R; ++r) {
-            const long long j = first + 32LL * r + lane;
-            comp[r] = r < R && j < ncols && spla_computed(mask, mask_mode, j * mask_js);
-        }
-        int kept = 0;  // warp-uniform
-#pragma unroll
-        for (int r = 0; r < SPLA_TILE_R; ++r) {
-            if (r >= R) break;
-            const long long j = first + 32LL * r + lane;
-            if (!comp[r] && j < ncols && (flags & (SPLA_FRESH | SPLA_REPLACE))) y[j] = ident;
-            const unsigned int b = __ballot_sync(0xffffffffu, comp[r]);
-            if (comp[r]) list[kept + __popc(b & below)] = (unsigned char)(32 * r + lane);
-            kept += __popc(b);
-        }
-        __syncwarp();
-        // G lanes per listed column: the most (<= group_max) that still walk every kept column in one round
-        int G = group_max;
-        while (G > 1 && G * kept > 32) G >>= 1;  // warp-uniform
-        const int g = (int)lane & (G - 1);
-        for (int q0 = 0; q0 < kept; q0 += 32 / G) {  // warp-uniform
-            const int q = q0 + (int)lane / G;
-            long long j = 0, start = 0, end = 0;
-            bool is_long = false;
-            T acc = ident;
-            if (q < kept) {
-                j = first + (long long)list[q];
-                start = spla_ld(colptr + j);
-                end = spla_ld(colptr + j + 1);
-                is_long = long_len > 0 && end - start > long_len;
-                if (!is_long)
-                    acc = spla_column_reduce<Add, Mul, T, I, PATTERN>(rowidx, vals, u, 1LL, 0LL, start + g, end,
-                                                                      (long long)G, ident, ident);
-            }
-            for (int off = G >> 1; off > 0; off >>= 1)  // the group's lanes combine (aligned groups of G)
-                acc = Add::op(acc, spla_shfl_xor(0xffffffffu, acc, off, 32));
-            if (q < kept && g == 0) {
-                if (!is_long) spla_store(y, j, true, acc, ident, accum, flags);
-                else if (long_init) y[j] = ident;  // the chunks ADD the result into it
-            }
-            is_long = is_long && g == 0;  // a long column is listed once, by its group's first lane
-            if (!LISTED || item_count == nullptr) continue;  // fused or static chunks test their own masks
-            // list the chunks of this round's long computed columns: one atomicAdd reserves the slots of
-            // all of them (a warp scan of their chunk counts), then the warp writes each column's chunks
-            unsigned int todo = __ballot_sync(0xffffffffu, is_long);
-            if (todo == 0) continue;
-            const long long nch = is_long ? (end - start + chunk - 1) / chunk : 0;
-            long long incl = nch;
-            for (unsigned int d = 1; d < 32; d <<= 1) {
-                const long long o = __shfl_up_sync(0xffffffffu, incl, d);
-                if (lane >= d) incl += o;
-            }
-            unsigned long long at = 0;
-            if (lane == 31) at = atomicAdd(item_count, (unsigned long long)incl);
-            at = __shfl_sync(0xffffffffu, at, 31);
-            const long long mine = (long long)at + incl - nch;
-            while (todo) {
-                const int l = __ffs(todo) - 1;
-                todo &= todo - 1u;
-                const long long jl = __shfl_sync(0xffffffffu, j, l);
-                const long long sl = __shfl_sync(0xffffffffu, start, l);
-                const long long el = __shfl_sync(0xffffffffu, end, l);
-                const long long nl = __shfl_sync(0xffffffffu, nch, l);
-                const long long bl = __shfl_sync(0xffffffffu, mine, l);
-                for (long long c = lane; c < nl; c += 32) {
-                    const long long f = sl + c * chunk;
-                    item_col[bl + c] = jl;
-                    item_first[bl + c] = f;
-                    item_last[bl + c] = f + chunk < el ? f + chunk : el;
-                }
-            }
-        }
+        spla_tile<Add, Mul, T, I, PATTERN, LISTED>((item - chunk_groups) * tile_cols, list, colptr, rowidx, vals, u,
+                                                   y, mask, mask_js, mask_mode, ncols, R, accum, flags, long_len,
+                                                   long_init, group_max, item_col, item_first, item_last,
+                                                   listing_count, chunk);
         __syncwarp();  // the next tile rewrites the list
     }
 }
 
-// spla_listed_chunks (k == 1): the chunks that spla_sccsc_tiles listed (item_col, item_first, item_last
-// (capacity,) long long; *item_count of them), a warp per chunk (grid-stride by global warp id; the
-// grid is the device's resident blocks, the count being known only on the device): lane l reduces
-// entries first + l, + 32, ... < last (spla_group_reduce), the warp reduces with a full-mask xor
-// butterfly, and lane 0 ADDs the total (nothing when it is the identity) straight into y[j] with
-// ADD's atomic.  Only computed long columns are listed, so no mask is read here.
+// spla_listed_chunks (k == 1): the chunks that spla_sccsc_tiles<LISTED> listed (item_col, item_first,
+// item_last (capacity,) long long; listing_count[0] of them), a warp per chunk (grid-stride by global
+// warp id; the grid is the device's resident blocks, the count being known only on the device): lane l
+// reduces entries first + l, + 32, ... < last (spla_warp_chunk_add), the warp reduces with a full-mask
+// xor butterfly, and lane 0 ADDs the total (nothing when it is the identity) straight into y[j] with
+// ADD's atomic.  Only computed long columns are listed, so no mask is read here.  Thread 0 of each block
+// reads the count, then counts its block on listing_count[1]; the last block to do so zeroes both.
 //   rowidx (nnz,) I, vals (nnz,) T (unused if PATTERN), u (nrows,) T, y (ncols,) T.
 template <class Add, class Mul, class T, class I, bool PATTERN>
 __global__ void spla_listed_chunks(const long long* __restrict__ item_col, const long long* __restrict__ item_first,
-                                   const long long* __restrict__ item_last,
-                                   const unsigned long long* __restrict__ item_count, const I* __restrict__ rowidx,
-                                   const T* __restrict__ vals, const T* __restrict__ u, T* __restrict__ y, int vec4)
+                                   const long long* __restrict__ item_last, unsigned long long* listing_count,
+                                   const I* __restrict__ rowidx, const T* __restrict__ vals, const T* __restrict__ u,
+                                   T* __restrict__ y, int vec4)
 {
+    __shared__ unsigned long long s_count;
+    volatile unsigned long long* vc = listing_count;
+    if (threadIdx.x == 0) s_count = vc[0];
+    __syncthreads();
+    const long long items = (long long)s_count;
+    if (threadIdx.x == 0 && atomicAdd(listing_count + 1, 1ULL) == gridDim.x - 1) {  // every block has read it
+        vc[0] = 0;
+        vc[1] = 0;
+    }
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    const long long items = (long long)*item_count;
     for (long long q = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; q < items; q += nwarps) {
         const long long j = spla_ld(item_col + q);
         const long long begin = spla_ld(item_first + q), end = spla_ld(item_last + q);
