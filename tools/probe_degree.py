@@ -29,7 +29,7 @@ import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import DEV_REPEAT, Switch, close, device_ms, recorder, save_json
+from probe_products import DEV_REPEAT, Switch, close, device_ms, masked_inputs, recorder, save_json
 
 
 def main():
@@ -58,9 +58,7 @@ def main():
         pick = spla.choose_kernel(A)[0]
         print(f"# {name}: n={n} arcs={A.nnz} scf={scf:.4g} choose_kernel={pick} "
               f"({time.perf_counter() - t0:.2f} s)", flush=True)
-        rng = np.random.default_rng(0)
-        u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
-        mask = cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+        u, mask = masked_inputs(A)
         y = cp.empty(int(A.shape[1]), dtype=np.float32)
         ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
         ref_m = cp.where(mask, ref, 0)

@@ -16,7 +16,7 @@ import cupy as cp
 import numpy as np
 
 import spla
-from probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json
+from probe_products import DEV_REPEAT, close, device_ms, load_matrix, masked_inputs, recorder, save_json
 from spla.backends import gpu as G
 
 BASE_OPTIONS = G.NVRTC_OPTIONS
@@ -31,9 +31,7 @@ def main():
     rec = recorder(rows, 36)
     for name in args.graphs.split(","):
         A = load_matrix(name)
-        rng = np.random.default_rng(0)
-        u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
-        mask = cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+        u, mask = masked_inputs(A)
         y = cp.empty(int(A.shape[1]), dtype=np.float32)
         ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
         for short in (0, 4, 0, 4):  # twice each, alternating

@@ -27,7 +27,7 @@ import cupy as cp
 import numpy as np
 
 import spla
-from probe_products import load_matrix
+from probe_products import load_matrix, masked_inputs
 
 KERNELS = ("scCSC", "veCSC", "scCOOC")
 
@@ -80,9 +80,7 @@ def main():
                   f"cupy arrays {enqueue_us(lambda: empty((1,), (32,), arrays)):6.1f} us", flush=True)
     for name in [g for g in args.graphs.split(",") if g]:
         A = load_matrix(name)
-        rng = np.random.default_rng(0)
-        u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
-        mask = cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+        u, mask = masked_inputs(A)
         for kern in KERNELS:
             def call(kern=kern):
                 # y<mask> = u +.* A

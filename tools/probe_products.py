@@ -111,6 +111,14 @@ def load_matrix(name):
     return spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
 
 
+def masked_inputs(A):
+    """(u, mask) for the masked k = 1 probes, as the spmv benchmark draws them (rng seed 0): u (nrows,)
+    float32 uniform in [0, 1), mask (ncols,) bool keeping about 10% of the columns; cupy arrays."""
+    rng = np.random.default_rng(0)
+    u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
+    return u, cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+
+
 def engine_block(A, U, name):
     """(Y, ref, ms) for the engine's plus_times block product Y = U +.* A (kernel veCSC, the row kernel
     for 16-byte rows): Y the (ncols, k) buffer the timed products wrote, ref an untimed product, ms the

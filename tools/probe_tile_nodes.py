@@ -22,7 +22,7 @@ import numpy as np
 
 import spla
 from probe_host_path import enqueue_us
-from probe_products import DEV_REPEAT, close, device_ms, load_matrix
+from probe_products import DEV_REPEAT, close, device_ms, load_matrix, masked_inputs
 
 EMPTY = cp.RawKernel('extern "C" __global__ void spla_probe_empty(long long a) {}', "spla_probe_empty")
 
@@ -48,9 +48,7 @@ def main():
               f"{device_ms(empties, 'empties')[0] * 1e3:6.2f} us", flush=True)
     for name in [g for g in args.graphs.split(",") if g]:
         A = load_matrix(name)
-        rng = np.random.default_rng(0)
-        u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
-        mask = cp.asarray(rng.random(int(A.shape[1])) < 0.10)
+        u, mask = masked_inputs(A)
         y = cp.zeros(int(A.shape[1]), dtype=np.float32)
 
         def masked():

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -832,8 +833,6 @@ def _tile_listing(cp, device_id, capacity):
     one) keeps using that stream's listing when replayed, so a listing lives as long as its stream and is
     never freed or moved before: a bigger one is a new buffer (at least twice the room), the old one
     kept.  Its counters are zeroed on the stream, so a graph that recorded the creation zeroes them first."""
-    import weakref
-
     streams = _listings.setdefault(device_id, weakref.WeakKeyDictionary())
     stream = cp.cuda.get_current_stream()
     held = streams.get(stream)
@@ -849,12 +848,10 @@ def _tile_listing(cp, device_id, capacity):
 
 
 def _tile_done(cp, A, split, device_id):
-    """The fused chunks' counters (split["nmulti"],) uint32 of A on the current stream (np.uint64
-    pointer): zero when created, and every launch leaves them zero (a column's last chunk resets its
-    counter), so no memset per product.  Kept in ``A._cache`` per stream, as :func:`_tile_queue` keeps
-    its queues (a fresh zeroed array for an object without a cache)."""
-    import weakref
-
+    """The fused chunks' counters (split["nmulti"],) uint32 of A on the current stream (a cupy array):
+    zero when created, and every launch leaves them zero (a column's last chunk resets its
+    counter), so no memset per product.  Kept in ``A._cache`` per stream, for the reasons
+    :func:`_tile_listing` gives (a fresh zeroed array for an object without a cache)."""
     key = ("tile_done", split["long_len"], TILE_CHUNK, device_id)
     streams = _cached(A, key, weakref.WeakKeyDictionary)
     stream = cp.cuda.get_current_stream()
@@ -862,7 +859,7 @@ def _tile_done(cp, A, split, device_id):
     if done is None:
         done = cp.zeros(max(1, int(split["nmulti"])), dtype=np.uint32)
         streams[stream] = done
-    return np.uint64(done.data.ptr)
+    return done
 
 
 def _cached(A, key, build):
