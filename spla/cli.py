@@ -694,7 +694,7 @@ def cmd_info(args) -> int:
     # undirected vertex's degree, 1 to a directed vertex's out- and in-degree
     AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if g.self_loops else A
     _, arcs_out, arcs_in, loops = degree_parts(AL)
-    deg_out = _host(arcs_out if g.directed else arcs_out + loops)
+    deg_out = _host(arcs_out) if g.directed else _host(arcs_out) + _host(loops)  # on the host: A may be on another GPU
     out(f"graph              {description}")
     for note in g.notes:
         out(f"note               {note}")

@@ -344,10 +344,18 @@ def _is_array(x):
     return isinstance(x, np.ndarray) or _dev.is_cupy_array(x)
 
 
+def _is_sparse(x) -> bool:
+    """Whether x is a SciPy or CuPy sparse matrix/array (edge betweenness returns one)."""
+    import scipy.sparse
+
+    return scipy.sparse.issparse(x) or type(x).__module__.startswith("cupyx.scipy.sparse")
+
+
 def _walk(x, on_array, on_matrix=None):
-    """x with every NumPy/CuPy array replaced by ``on_array(a)`` and every Matrix by ``on_matrix(M)``
-    (kept when None), recursively through tuples, lists and dicts; anything else as it is."""
-    if on_matrix is not None and isinstance(x, Matrix):
+    """x with every NumPy/CuPy array replaced by ``on_array(a)`` and every Matrix or SciPy/CuPy sparse
+    matrix by ``on_matrix(M)`` (kept when None), recursively through tuples, lists and dicts; anything
+    else as it is."""
+    if on_matrix is not None and (isinstance(x, Matrix) or _is_sparse(x)):
         return on_matrix(x)
     if _is_array(x):
         return on_array(x)
@@ -361,21 +369,32 @@ def _walk(x, on_array, on_matrix=None):
 
 
 def _matrix_parts(M):
+    """A Matrix as ("Matrix", shape, directedness, colptr, rowidx, values); a SciPy/CuPy sparse matrix as
+    ("sparse", shape, indptr, indices, data) of its canonical CSR form (duplicates summed, indices
+    sorted, explicit zeros kept: a stored zero is part of the pattern), all on the host."""
+    if _is_sparse(M):
+        import scipy.sparse
+
+        S = scipy.sparse.csr_array(M.get() if hasattr(M, "get") else M, copy=True)
+        S.sum_duplicates()
+        S.sort_indices()
+        return ("sparse", S.shape, S.indptr.astype(np.int64), S.indices.astype(np.int64), S.data)
     vals = None if M.values is None else _dev.to_numpy(M.values)
     return ("Matrix", M.shape, "directed" if M.directed else "undirected",
             _dev.to_numpy(M.colptr).astype(np.int64), _dev.to_numpy(M.rowidx).astype(np.int64), vals)
 
 
 def _host(x):
-    """x with every CuPy array replaced by a NumPy one, Matrices by (shape, directedness, colptr, rowidx,
-    values)."""
+    """x with every CuPy array replaced by a NumPy one, Matrices and sparse matrices by their parts
+    (``_matrix_parts``)."""
     return _walk(x, _dev.to_numpy, _matrix_parts)
 
 
 def assert_equal(actual, expected, *, rtol=1e-6, atol=1e-9, check_dtype=True, err_msg="", _path="result"):
     """Assert two results are equal: floats with ``np.testing.assert_allclose`` (NaN == NaN,
     inf == inf), integers and booleans exactly, dtypes and shapes equal; recursively
-    through tuples, lists and dicts; CuPy arrays and Matrices are brought to the host."""
+    through tuples, lists and dicts; CuPy arrays, Matrices and SciPy/CuPy sparse matrices (pattern
+    exactly, values as floats) are brought to the host."""
     actual, expected = _host(actual), _host(expected)
     where = f"{err_msg}{': ' if err_msg else ''}{_path}"
     if isinstance(expected, (tuple, list)):

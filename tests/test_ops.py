@@ -557,6 +557,25 @@ def test_assert_equal_does_not_hide_differences():
     assert_equal(1.0, np.float64(1.0))                           # a Python number has no dtype to compare
 
 
+def test_assert_equal_on_sparse_matrices():
+    import scipy.sparse as sp
+
+    S = sp.csc_array(np.array([[0.0, 2.0], [1.0, 0.0]]))
+    same = sp.coo_array((np.array([1.0, 1.0, 1.0]), (np.array([1, 0, 0]), np.array([0, 1, 1]))), shape=(2, 2))
+    assert_equal({"edges": S}, {"edges": same})                  # formats and duplicates do not matter
+    with pytest.raises(AssertionError, match="edges"):
+        assert_equal({"edges": S}, {"edges": S * 1.5})            # values
+    zero = sp.csc_array((np.array([1.0, 2.0, 0.0]), (np.array([1, 0, 1]), np.array([0, 1, 1]))), shape=(2, 2))
+    with pytest.raises(AssertionError):
+        assert_equal(zero, S)                                    # a stored zero is part of the pattern
+    with pytest.raises(AssertionError, match="dtype"):
+        assert_equal(S.astype(np.float32), S)
+    with pytest.raises(AssertionError):
+        assert_equal(sp.csc_array((3, 3)), sp.csc_array((2, 2)))   # shapes
+    with pytest.raises(AssertionError):
+        assert_equal(S.toarray(), S)                             # a dense result is not a sparse one
+
+
 def test_compare_backends_gives_each_leg_its_own_arrays():
     """move=False (compare_backends) still copies: in-place updates neither leak into the next leg's
     inputs nor change an earlier leg's result."""
