@@ -1,12 +1,14 @@
 """Run the GPU test suite split over every GPU of the host, one pytest process per GPU.
 
-    PYTHONPATH=. python3 tools/gpu_tests_split.py [--timeout S] [--out DIR] [pytest args...]
+    PYTHONPATH=. python3 tools/gpu_tests_split.py [--timeout S] [--out DIR] [pytest options] [paths...]
 
 First the two-GPU tests (tests/test_multi_gpu.py) run with every GPU visible; then the other
 ``-m gpu`` tests are collected once and dealt round-robin (in collection order, so each file's tests
-spread over all GPUs) to one process per GPU, each seeing only its GPU (CUDA_VISIBLE_DEVICES).  Each
+spread over all GPUs) to one process per GPU, each seeing only its GPU (CUDA_VISIBLE_DEVICES, taken from the GPUs this process may use).  Each
 process's log goes to DIR/gpu_tests_<i>.log; the last lines of each are printed with its exit status.
 Exits non-zero when any process failed or timed out.  On a one-GPU host it is the plain suite.
+Paths (test files or ids) choose what is collected; options (attach their values: ``-kEXPR``,
+``--durations=10``) go to every process.
 """
 
 from __future__ import annotations
@@ -28,14 +30,16 @@ def _gpu_count() -> int:
     return device.cupy_module().cuda.runtime.getDeviceCount() if spla.gpu_available() else 0
 
 
-def _collect(extra: list[str]) -> list[str]:
+def _collect(extra: list[str]) -> tuple[list[str], list[str]]:
+    """(the two-GPU test ids, the other test ids) that ``pytest -m gpu extra`` selects."""
     res = subprocess.run([sys.executable, "-m", "pytest", "-m", "gpu", "--collect-only", "-q",
                           "-p", "no:cacheprovider", *extra],
                          capture_output=True, text=True, check=False)
-    ids = [line for line in res.stdout.splitlines() if "::" in line and not line.startswith(MULTI)]
+    ids = [line for line in res.stdout.splitlines() if "::" in line]
     if not ids:
         raise SystemExit(f"collected no GPU tests:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}")
-    return ids
+    multi = [i for i in ids if i.startswith(MULTI)]
+    return multi, [i for i in ids if not i.startswith(MULTI)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,24 +50,21 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     count = _gpu_count()
-    base = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rs", "-p", "no:cacheprovider", *extra]
+    options = [a for a in extra if a.startswith("-")]  # paths only choose what _collect selects
+    base = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rs", "-p", "no:cacheprovider", *options]
+    # a process per GPU sees that GPU alone: the i-th of the GPUs this process may use
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", ",".join(map(str, range(count)))).split(",")
     t0 = time.perf_counter()
-    jobs = []
-    if count >= 2:
-        jobs.append(("multi", base + [MULTI], None))
-    ids = _collect(extra)
-    for i in range(max(count, 1)):
-        mine = ids[i::max(count, 1)]
-        if mine:
-            jobs.append((str(i), base + mine, str(i) if count >= 2 else None))
+    multi, ids = _collect(extra)
+    lanes = max(count, 1)
+    rounds = [[("multi", base + multi, None)] if count >= 2 and multi else [],  # the two-GPU tests first, alone
+              [(str(i), base + ids[i::lanes], visible[i] if count >= 2 else None)
+               for i in range(lanes) if ids[i::lanes]]]
     failed = 0
-    # the two-GPU tests first, alone; then one process per GPU at once
-    for group in ([j for j in jobs if j[0] == "multi"], [j for j in jobs if j[0] != "multi"]):
+    for jobs in rounds:
         procs = []
-        for name, cmd, visible in group:
-            env = dict(os.environ)
-            if visible is not None:
-                env["CUDA_VISIBLE_DEVICES"] = visible
+        for name, cmd, gpu in jobs:
+            env = None if gpu is None else {**os.environ, "CUDA_VISIBLE_DEVICES": gpu}
             log = open(out / f"gpu_tests_{name}.log", "w")
             procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env), log))
         for name, proc, log in procs:
