@@ -42,6 +42,31 @@ INT32_MAX = np.iinfo(np.int32).max
 DIM_MAX = np.iinfo(np.int64).max
 
 
+#: the lazy caches a Matrix may keep (:meth:`Matrix.cached`), by name: what each holds.  The module
+#: that builds a value declares its name beside the code that builds it.
+CACHE_KEYS: dict = {}
+
+
+def declare_cache(name: str, what: str) -> str:
+    """Declare the cache ``name`` (a one-line ``what`` it holds) and return the name.  Declaring a
+    name twice with different descriptions is an error: two modules would share its entries."""
+    if CACHE_KEYS.get(name, what) != what:
+        raise ValueError(f"cache key {name!r} is declared already: {CACHE_KEYS[name]}")
+    CACHE_KEYS[name] = what
+    return name
+
+
+declare_cache("pattern", "the matrix's structure as a pattern-only Matrix sharing its index arrays")
+
+
+def _read_only(a):
+    """A read-only view of a NumPy array (the caller's array keeps its flags); other arrays as they are."""
+    if isinstance(a, np.ndarray) and a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
 def index_dtype(nnz: int, *dims: int):
     """int32 when every index and offset fits, else int64."""
     return np.dtype(np.int32) if max([nnz, *dims], default=0) < INT32_MAX else np.dtype(np.int64)
@@ -108,9 +133,9 @@ class Matrix:
     """
 
     def __init__(self, colptr, rowidx, values, shape, *, directed=True, device="cpu", _symmetric=False):
-        self.colptr = colptr
-        self.rowidx = rowidx
-        self.values = values
+        self._colptr = _read_only(colptr)
+        self._rowidx = _read_only(rowidx)
+        self._values = _read_only(values)
         self.shape = (int(shape[0]), int(shape[1]))
         self.directed = bool(directed)
         self.device = device
@@ -119,6 +144,55 @@ class Matrix:
         self._out_degree = None
         self._in_degree = None
         self._cache = {}
+
+    # ------------------------------------------------------------------ format arrays
+    # The format arrays are fixed for the matrix's life: every cache below is derived from them, so
+    # they are read-only attributes (NumPy arrays are also flagged read-only; CuPy has no such flag,
+    # so writing into a GPU matrix's arrays in place is a caller's error that no cache would notice).
+    @property
+    def colptr(self):
+        """Column pointers (ncols + 1,): column j's entries are ``rowidx[colptr[j]:colptr[j+1]]``."""
+        return self._colptr
+
+    @property
+    def rowidx(self):
+        """Row index of every stored entry (nnz,), sorted within each column."""
+        return self._rowidx
+
+    @property
+    def values(self):
+        """Value of every stored entry (nnz,), or None for a pattern-only matrix (every entry 1)."""
+        return self._values
+
+    # ------------------------------------------------------------------ lazy caches
+    def cached(self, key, build):
+        """``build()``, computed once for this matrix and kept under ``key``.
+
+        ``key`` is a name declared with :func:`declare_cache`, or a tuple whose first item is one, the
+        rest naming every setting the value depends on (dtype, tuning field, device).  Everything
+        derived from the format arrays goes through here, so :meth:`drop_cached` reaches it all.
+        """
+        name = key[0] if isinstance(key, tuple) else key
+        if name not in CACHE_KEYS:
+            raise KeyError(f"cache key {name!r} is not declared; declare it with spla.matrix.declare_cache")
+        cache = self._cache
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
+    def peek_cached(self, key, default=None):
+        """The value kept under ``key``, or ``default`` when nothing is (nothing is built)."""
+        return self._cache.get(key, default)
+
+    def drop_cached(self, name=None):
+        """Forget what :meth:`cached` kept: every entry, or those under the declared ``name``."""
+        if name is None:
+            self._cache.clear()
+            return
+        if name not in CACHE_KEYS:
+            raise KeyError(f"cache key {name!r} is not declared")
+        for key in [k for k in self._cache if (k[0] if isinstance(k, tuple) else k) == name]:
+            del self._cache[key]
 
     # ------------------------------------------------------------------ basics
     @property
@@ -134,11 +208,9 @@ class Matrix:
         arrays; ``self`` when it is already pattern-only.  Cached."""
         if self.values is None:
             return self
-        key = "pattern"
-        if key not in self._cache:
-            self._cache[key] = Matrix(self.colptr, self.rowidx, None, self.shape, directed=self.directed,
-                                      device=self.device, _symmetric=self._T is self)
-        return self._cache[key]
+        return self.cached("pattern", lambda: Matrix(self.colptr, self.rowidx, None, self.shape,
+                                                     directed=self.directed, device=self.device,
+                                                     _symmetric=self._T is self))
 
     @property
     def dtype(self):
