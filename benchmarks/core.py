@@ -249,7 +249,7 @@ class Bench:
     def algorithms(self, *names: str):
         """The algorithms module, or SkipSection naming the missing functions."""
         try:
-            import algorithms  # type: ignore
+            from spla import algorithms  # type: ignore
         except Exception as e:  # noqa: BLE001
             raise SkipSection(f"algorithms not importable: {type(e).__name__}: {e}") from e
         missing = [n for n in names if not hasattr(algorithms, n)]

@@ -442,7 +442,7 @@ def _nan_reason(key) -> str:
 
 
 def _correlation_lines(results, keys) -> list:
-    import algorithms
+    from spla import algorithms
 
     lines = []
     constant = {k: _constant(np.asarray(results[k], dtype=np.float64)) for k in keys}
@@ -625,7 +625,7 @@ def cmd_centrality(args) -> int:
         samples = None
     say.release()  # the input is good: from here on, report as we go
 
-    import algorithms
+    from spla import algorithms
 
     show_bar = sys.stderr.isatty() and not args.quiet
     results, timings, reach = {}, {}, {}
@@ -687,8 +687,8 @@ def cmd_info(args) -> int:
     device = _resolve_device(args.device)
     g, name, description = _load(args, lambda text="": None)
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
-    import algorithms
-    from algorithms.degree import degree_parts
+    from spla import algorithms
+    from spla.algorithms.degree import degree_parts
 
     # degrees as networkx counts them (and the degree measure reports them): a self-loop adds 2 to an
     # undirected vertex's degree, 1 to a directed vertex's out- and in-degree

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing
-from algorithms import betweenness_centrality, bfs_levels, edge_betweenness_centrality
+from spla.algorithms import betweenness_centrality, bfs_levels, edge_betweenness_centrality
 from spla.testing import graphs
 
 RTOL = 1e-9
@@ -449,7 +449,7 @@ def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
     levels are empty); a deeper one fails the plan's check, runs level by level and becomes the
     plan; every second source a plan could run is run level by level and scores the plan (auto
     kernels only); every result equals networkx's."""
-    from algorithms import betweenness as bc
+    from spla.algorithms import betweenness as bc
 
     monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 2)
     monkeypatch.setattr(spla.selection, "PUSH_FIXED_ARCS", 0.0)  # levels choose push or pull even on a small graph
@@ -472,7 +472,7 @@ def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
 def test_single_source_plan_stops_after_misses(device, monkeypatch):
     """A plan whose push/pull choices keep missing the sources' levels is dropped for level-by-level
     choices; the answers never change."""
-    from algorithms import betweenness as bc
+    from spla.algorithms import betweenness as bc
 
     monkeypatch.setattr(bc, "SPECULATIVE_WASTE", -1.0)  # every scored plan misses
     monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 1)
@@ -501,7 +501,7 @@ def test_single_source_plan_never_covers_rescaled_sigma(device):
 
 # ---------------------------------------------------------------- sparse frontiers (spla.frontier)
 def test_frontier_auto_rule(device):
-    from algorithms import betweenness as bmod
+    from spla.algorithms import betweenness as bmod
 
     grid = spla.Matrix.from_networkx(nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30)), device=device)
     assert bmod._sample_reach(grid, [0]) == (58, 3480.0, 1)
@@ -542,7 +542,7 @@ def test_sparse_frontiers_equal_dense_blocks_on_meshes(device, directed):
 
 
 def test_locality_order_is_a_permutation_of_near_sources(device):
-    from algorithms import betweenness as bmod
+    from spla.algorithms import betweenness as bmod
 
     G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(40, 40))
     G.add_nodes_from(range(1600, 1610))  # isolated vertices: no seed reaches them
@@ -556,7 +556,7 @@ def test_locality_order_is_a_permutation_of_near_sources(device):
 
 
 def test_one_source_keeps_the_single_source_path(device, monkeypatch):
-    from algorithms import betweenness as bmod
+    from spla.algorithms import betweenness as bmod
 
     def refuse(*args, **kwargs):
         raise AssertionError("a single source must not take the sparse-frontier path under frontier='auto'")
@@ -571,7 +571,7 @@ def test_one_source_keeps_the_single_source_path(device, monkeypatch):
 def test_dropping_self_loops_keeps_stored_zeros_and_false():
     """Only the diagonal goes: an off-diagonal stored 0 or False is still an arc (as networkx's
     from_scipy_sparse_array keeps a weight-0 edge)."""
-    from algorithms._common import without_self_loops
+    from spla.algorithms._common import without_self_loops
 
     for data in (np.array([0.0, 1.0, 1.0]), np.array([False, True, True])):
         S = sp.csc_array((data, (np.array([0, 1, 2]), np.array([1, 2, 2]))), shape=(3, 3))

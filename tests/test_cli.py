@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def real_algorithms() -> bool:
     try:
-        import algorithms
+        from spla import algorithms
 
         return callable(getattr(algorithms, "betweenness_centrality", None))
     except Exception:

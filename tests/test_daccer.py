@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing
-import algorithms.distances as distances
-from algorithms.daccer import _volume_r1, daccer_volumes, volumes_bits
-from algorithms.degree import degree_parts
+import spla.algorithms.distances as distances
+from spla.algorithms.daccer import _volume_r1, daccer_volumes, volumes_bits
+from spla.algorithms.degree import degree_parts
 
 from conftest import GRAPHS_DIR as GRAPHS
 # ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)

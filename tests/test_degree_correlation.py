@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing
-from algorithms.correlation import rank_correlation
-from algorithms.degree import degree_centrality, degree_parts
-from algorithms.distances import closeness_centrality, harmonic_centrality
+from spla.algorithms.correlation import rank_correlation
+from spla.algorithms.degree import degree_centrality, degree_parts
+from spla.algorithms.distances import closeness_centrality, harmonic_centrality
 
 # ``device`` is the conftest fixture ("cpu", and "gpu:0" where there is one)
 HSET = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

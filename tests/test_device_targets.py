@@ -16,10 +16,10 @@ import pytest
 
 import spla
 import spla.replay
-from algorithms import _common
-from algorithms.daccer import volumes_bits
-from algorithms.degree import degree_parts
-from algorithms.distances import bit_bfs_blocks, distance_sums
+from spla.algorithms import _common
+from spla.algorithms.daccer import volumes_bits
+from spla.algorithms.degree import degree_parts
+from spla.algorithms.distances import bit_bfs_blocks, distance_sums
 from spla import device as _dev
 from spla import selection
 from spla.backends import gpu

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing
-import algorithms._common as common
-import algorithms.distances as distances
-from algorithms.distances import closeness_centrality, harmonic_centrality, sum_of_distances
+import spla.algorithms._common as common
+import spla.algorithms.distances as distances
+from spla.algorithms.distances import closeness_centrality, harmonic_centrality, sum_of_distances
 
 RTOL = 1e-9
 from conftest import GRAPHS_DIR as GRAPHS

@@ -548,7 +548,7 @@ def test_choose_kernel_bad_masked_dtype_and_arcs(A):
 # --------------------------------------------------------------------------- algorithms' arguments
 def test_algorithms_take_the_graph_by_name(device):
     """The device wrapper of every algorithm passes the graph on, positional or as ``A=``."""
-    import algorithms
+    from spla import algorithms
 
     A = spla.Matrix.from_networkx(nx.path_graph(6), device=device)
     calls = [(algorithms.bfs_levels, dict(source=0)), (algorithms.betweenness_centrality, {}),

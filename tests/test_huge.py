@@ -26,7 +26,7 @@ import os
 import numpy as np
 import pytest
 
-import algorithms
+from spla import algorithms
 import spla
 from spla.testing import device_params
 

@@ -13,14 +13,14 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import algorithms
+from spla import algorithms
 import spla
 import spla.bits
 import spla.frontier
-from algorithms import _common
-from algorithms.daccer import volumes_bits
-from algorithms.degree import degree_parts
-from algorithms.distances import distance_sums
+from spla.algorithms import _common
+from spla.algorithms.daccer import volumes_bits
+from spla.algorithms.degree import degree_parts
+from spla.algorithms.distances import distance_sums
 from spla import cli
 from spla import device as _dev
 from spla.replay import recorded_bytes

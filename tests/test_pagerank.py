@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing
-from algorithms.pagerank import pagerank
+from spla.algorithms.pagerank import pagerank
 from spla.testing import graphs as weighted_graphs
 
 from conftest import GRAPHS_DIR as GRAPHS

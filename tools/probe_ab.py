@@ -20,7 +20,7 @@ from pathlib import Path
 import cupy as cp
 import numpy as np
 
-import algorithms
+from spla import algorithms
 import spla
 from benchmarks import graphs
 from benchmarks.timing import gpu_time

@@ -71,7 +71,7 @@ def time_tree(names, tag, resdir, new):
     """Timing of the spla/algorithms importable here; results of the first source saved for comparison."""
     import cupy as cp
 
-    import algorithms
+    from spla import algorithms
 
     out = {}
     for name in names:
@@ -86,7 +86,7 @@ def time_tree(names, tag, resdir, new):
         res = algorithms.betweenness_centrality(A, sources=[srcs[0]], normalized=False, batch_size=1)
         np.save(resdir / f"{tag}_{name}.npy", res)
         if new:
-            from algorithms import betweenness as bc
+            from spla.algorithms import betweenness as bc
 
             ws = bc._single_source_workspace(A.pattern(), "auto")
             rec["plan"] = None if ws.plan is None else {"depth": ws.plan.depth, "forward": ws.plan.forward,
@@ -119,7 +119,7 @@ def time_tree(names, tag, resdir, new):
 def calibrate(names):
     import cupy as cp
 
-    import algorithms
+    from spla import algorithms
     import spla
 
     out = {}

@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cupy as cp
 
-import algorithms
+from spla import algorithms
 import spla
 from benchmarks import graphs
 

@@ -58,8 +58,8 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    import algorithms
-    from algorithms import betweenness as bmod
+    from spla import algorithms
+    from spla.algorithms import betweenness as bmod
     from spla.backends import gpu
 
     res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "compare": {}, "sweep": []}

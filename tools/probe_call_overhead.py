@@ -21,7 +21,7 @@ sys.path.insert(0, os.getcwd())  # the tree under test, not this file's
 import cupy as cp
 import numpy as np
 
-import algorithms
+from spla import algorithms
 import spla
 from benchmarks import graphs
 

@@ -17,7 +17,7 @@ import cupy as cp  # noqa: E402
 from cupy.cuda import compiler  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import algorithms  # noqa: E402
+from spla import algorithms  # noqa: E402
 from spla.io import read_graph  # noqa: E402
 
 events = []

@@ -31,7 +31,7 @@ def worker(path, mode, pool_bytes):
     t_start = time.perf_counter()
     import cupy as cp
 
-    import algorithms
+    from spla import algorithms
     import spla
     from spla.io import read_graph
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import cupy as cp
 import numpy as np
 
-import algorithms
-from algorithms import betweenness as bcm
-from algorithms._common import pattern_of
+from spla import algorithms
+from spla.algorithms import betweenness as bcm
+from spla.algorithms._common import pattern_of
 from spla.io import read_graph
 
 FILES = ["snap/cit-HepTh.txt.gz", "snap/p2p-Gnutella31.txt.gz", "snap/p2p-Gnutella24.txt.gz", "snap/wiki-Vote.txt.gz",

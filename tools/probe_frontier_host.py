@@ -13,7 +13,7 @@ from pathlib import Path
 
 import cupy as cp
 
-import algorithms
+from spla import algorithms
 import spla.frontier as fr
 from spla.backends import for_device
 from spla.io import read_graph

@@ -17,7 +17,7 @@ import cupy as cp
 import numpy as np
 
 import spla
-from algorithms import betweenness_centrality
+from spla.algorithms import betweenness_centrality
 from benchmarks import graphs
 from probe_products import Switch, device_ms, save_json, wall_ms
 from spla.backends import gpu as G

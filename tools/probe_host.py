@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cupy as cp
 import numpy as np
 
-import algorithms
+from spla import algorithms
 import spla
 from benchmarks import graphs
 

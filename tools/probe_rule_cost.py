@@ -5,8 +5,8 @@ frontier="dense", the rule alone, and a one-source sample (H100, median of 15).
 """
 import time, statistics, numpy as np, cupy as cp
 import algorithms, spla
-from algorithms import betweenness as b
-from algorithms._common import pattern_of
+from spla.algorithms import betweenness as b
+from spla.algorithms._common import pattern_of
 from benchmarks import graphs
 for name in ["myc12", "ba20k_m4"]:
     (src, dst, n, directed), _ = graphs.load_edges(name)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cupy as cp
 import numpy as np
 
-import algorithms
+from spla import algorithms
 import spla
 from benchmarks import graphs
 from probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json, wall_ms

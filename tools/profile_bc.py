@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-import algorithms
+from spla import algorithms
 import spla
 from benchmarks import graphs
 
