@@ -9,7 +9,7 @@ Layers: ``algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, selection)
 backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels).
 """
 
-from . import bits, frontier, semirings
+from . import bits, frontier, semirings, tuning
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
