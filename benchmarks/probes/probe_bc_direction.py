@@ -1,7 +1,9 @@
-"""Single-source betweenness, before and after direction-optimised levels and replayed plans; and the
-device time of push against pull for every BFS level (the calibration of spla.selection.PUSH_COST).
+"""Single-source betweenness against another tree, with and without its replayed plans; and the
+device time of push against every pull kernel at every BFS level (the calibration of the tunables
+push_cost and push_fixed_arcs, and of the direction rule spla.choose_kernel applies per level).
 
-    PYTHONPATH=. python3 tools/probe_bc_direction.py --out DIR [--old TREE] [--graphs a,b] [--calibrate a,b]
+    PYTHONPATH=. python -m benchmarks.probes.probe_bc_direction --out DIR [--old TREE] [--graphs a,b]
+        [--calibrate a,b]
 
 * ``time``: per graph, ``betweenness_centrality(A, sources=[s], batch_size=1)`` for 5 sources (the
   benchmark's rule: seed 12345 among vertices with an arc), 2 warm-up and 10 timed calls each (CUDA
@@ -86,9 +88,9 @@ def time_tree(names, tag, resdir, new):
         res = algorithms.betweenness_centrality(A, sources=[srcs[0]], normalized=False, batch_size=1)
         np.save(resdir / f"{tag}_{name}.npy", res)
         if new:
-            from spla.algorithms import betweenness as bc
+            from spla.algorithms import betweenness
 
-            ws = bc._single_source_workspace(A.pattern(), "auto")
+            ws = betweenness._single_source_workspace(A.pattern(), "auto")
             rec["plan"] = None if ws.plan is None else {"depth": ws.plan.depth, "forward": ws.plan.forward,
                                                         "backward": ws.plan.backward}
             rec["hits"], rec["misses"], rec["speculate"] = ws.hits, ws.misses, ws.speculate

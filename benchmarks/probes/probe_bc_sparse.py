@@ -1,14 +1,16 @@
 """All-sources betweenness with dense (n, k) blocks against sparse frontiers (spla.frontier), on the device.
 
-    PYTHONPATH=. python3 tools/probe_bc_sparse.py --out DIR [--graphs a,b] [--sweep GRAPH] [--dense-max-s S]
+    PYTHONPATH=. python -m benchmarks.probes.probe_bc_sparse --out DIR [--graphs a,b] [--sweep GRAPH]
+        [--dense-max-s S]
 
 * ``compare``: per graph, all-sources ``betweenness_centrality(A, kernel="auto")`` with
   frontier="dense" and frontier="sparse" (batch "auto"), wall time of one call after a warm-up
   call on 64 sources, peak pool bytes; the BFS depth from the first vertex with an arc; the two
-  results compared (max relative difference).  The dense run is skipped where its previous
-  time (docs/benchmarks.md) exceeds --dense-max-s, and 256 sources are compared instead.
-* ``sweep``: on one graph, the sparse path's all-sources time for batch sizes and lanes per entry,
-  with and without the sources' locality order.
+  results compared (max relative difference).  The dense run is skipped where its expected
+  time (SLOW_DENSE, seconds) exceeds --dense-max-s, and 256 sources are compared instead.
+* ``sweep``: on one graph, the sparse path's all-sources time for batch sizes (sparse_max_batch's
+  range) and lanes per entry (the tunable frontier_group), with and without the sources' locality
+  order (``_locality_order`` replaced by the identity), on the graph and on a random relabelling.
 
 Writes DIR/bc_sparse.json and prints a summary.
 """
@@ -23,6 +25,7 @@ import numpy as np
 
 GRAPHS = ["myc12", "ba20k_m4", "musae-facebook", "email-Enron", "ca-AstroPh", "delaunay_n16", "grid400",
           "ws100k", "luxembourg_osm"]
+#: graphs whose dense all-sources run takes about this many seconds or more
 SLOW_DENSE = {"delaunay_n16": 20.0, "grid400": 60.0, "luxembourg_osm": 600.0, "ws100k": 30.0}
 
 
@@ -59,8 +62,7 @@ def main():
     import cupy as cp
 
     from spla import algorithms
-    from spla.algorithms import betweenness as bmod
-    from spla.backends import gpu
+    from spla.algorithms import betweenness  # private: _sample_reach, _use_sparse_frontier, _locality_order
 
     res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "compare": {}, "sweep": []}
     bc = algorithms.betweenness_centrality
@@ -68,12 +70,12 @@ def main():
         A = load(name)
         n = A.shape[0]
         first = int(np.flatnonzero(np.diff(A.colptr.get()) > 0)[0])
-        rec = {"n": n, "arcs": A.nnz, "depth": bmod._sample_reach(bmod.pattern_of(A), [first])[0]}
+        rec = {"n": n, "arcs": A.nnz, "depth": betweenness._sample_reach(A.pattern(), [first])[0]}
         t = time.perf_counter()
-        rec["auto_sparse"] = bool(bmod._use_sparse_frontier(bmod.pattern_of(A), np.arange(n)))
+        rec["auto_sparse"] = bool(betweenness._use_sparse_frontier(A.pattern(), np.arange(n)))
         rec["auto_rule_ms"] = 1e3 * (time.perf_counter() - t)
         S = list(range(min(64, n)))
-        bmod._locality_order(bmod.pattern_of(A), np.arange(n), 512)  # compile min_first
+        betweenness._locality_order(A.pattern(), np.arange(n), 512)  # compile min_first
         bc(A, sources=S, frontier="sparse")  # compile and warm
         bc(A, sources=S, frontier="dense")
         ts, xs = timed(cp, lambda: bc(A, frontier="sparse"))
@@ -90,7 +92,7 @@ def main():
             rec["max_rel_diff_256"] = rel(a, b)
         res["compare"][name] = rec
         print(name, json.dumps(rec), flush=True)
-        del A
+        A = None
         cp.get_default_memory_pool().free_all_blocks()
     if args.sweep:
         import spla
@@ -100,15 +102,15 @@ def main():
         perm = np.random.default_rng(1).permutation(n)
         S = A.to_scipy().tocoo()
         shuffled = spla.Matrix.from_edges(perm[S.row], perm[S.col], n=n, directed=False, device="gpu")
-        bmod._locality_order(bmod.pattern_of(A), np.arange(n), 512)  # compile min_first
-        plain = bmod._locality_order
+        betweenness._locality_order(A.pattern(), np.arange(n), 512)  # compile min_first
+        plain = betweenness._locality_order
         runs = [(A, True, 1, kb) for kb in (256, 512, 1024)] + [(A, True, 2, 512), (A, False, 1, 512),
                                                              (shuffled, True, 1, 512), (shuffled, False, 1, 512)]
         ref = None
         for M, ordered, G, kb in runs:
-            bmod._locality_order = plain if ordered else (lambda P, src, kb: src)
-            gpu.FRONTIER_GROUP = G
-            ts, x = timed(cp, lambda: bc(M, frontier="sparse", batch_size=kb))
+            betweenness._locality_order = plain if ordered else (lambda P, src, kb: src)
+            with spla.tuning.override(frontier_group=G):
+                ts, x = timed(cp, lambda: bc(M, frontier="sparse", batch_size=kb))
             if M is shuffled:
                 x = x[perm]
             ref = x if ref is None else ref
@@ -117,8 +119,7 @@ def main():
                    "peak_mib": cp.get_default_memory_pool().total_bytes() / 2 ** 20}
             res["sweep"].append(row)
             print("sweep", json.dumps(row), flush=True)
-        bmod._locality_order = plain
-        gpu.FRONTIER_GROUP = None
+        betweenness._locality_order = plain
     Path(args.out).mkdir(parents=True, exist_ok=True)
     Path(args.out, "bc_sparse.json").write_text(json.dumps(res, indent=1))
 

@@ -1,10 +1,12 @@
 """Host time of one engine call and of single-source betweenness, for comparing two engine trees
 side by side (wall clock; these calls are bound by the host on small graphs).
 
-    PYTHONPATH=. python3 tools/probe_call_overhead.py GRAPH LABEL [--reps 2000] [--sources 40]
+    PYTHONPATH=. python -m benchmarks.probes.probe_call_overhead GRAPH LABEL [--reps 2000] [--sources 40]
+    PYTHONPATH=<tree> python <this tree>/benchmarks/probes/probe_call_overhead.py GRAPH LABEL [...]
 
-Run it from each tree's root (e.g. an older commit unpacked with ``git archive``), alternating, in one
-device call: the tree in the current directory is the one imported.  Prints one line:
+Run it on each tree (the second form for another tree, e.g. an older commit unpacked with ``git
+archive``: spla and benchmarks.graphs come from <tree>), alternating, in one device call.  Prints one
+line:
 the mean host time of ``spla.vxm(u, A, "plus_times")`` unmasked and with a 10% mask (u holds 1 at
 every 7th vertex, float64), and the median wall time of ``betweenness_centrality(A, sources=[s])``
 over ``--sources`` evenly spread sources.
@@ -12,22 +14,20 @@ over ``--sources`` evenly spread sources.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.getcwd())  # the tree under test, not this file's
-import cupy as cp
 import numpy as np
 
-from spla import algorithms
 import spla
 from benchmarks import graphs
+from spla import algorithms
 
 
 def host_us(fn, reps):
     """Mean wall time of fn() in µs over ``reps`` calls, after 20 warm-up calls, device synchronised."""
+    import cupy as cp
+
     for _ in range(20):
         fn()
     cp.cuda.Device().synchronize()
@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--sources", type=int, default=40)
     args = ap.parse_args()
+    import cupy as cp
+
     (src, dst, n, directed), _ = graphs.load_edges(args.graph)
     A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
     u = cp.zeros(n, dtype=np.float64)

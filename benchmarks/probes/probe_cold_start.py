@@ -1,12 +1,16 @@
-"""What the first run on a machine (CuPy's kernel cache empty) spends on compiling, and what would cut it.
+"""What the first run on a machine (CuPy's kernel cache empty) spends on compiling, and what would cut
+it: the measurement behind compiling each kernel as a module of its own when first used
+(spla.backends.gpu) and behind keeping CuPy's CUB reductions out of the engine (spla.device).
 
-    PYTHONPATH=. python3 tools/probe_cold_start.py --graphs-dir DIR [--file snap/Email-Enron.txt.gz]
+    PYTHONPATH=. python -m benchmarks.probes.probe_cold_start --graphs-dir DIR [--file snap/Email-Enron.txt.gz]
+        [--main-job-only] [--compare-no-cub]
 
 1. The main job, `spla centrality FILE --out ...` (all measures), in a fresh process with an empty
    ``CUPY_CACHE_DIR``, every NVRTC compile traced (seconds, which program); then the same command twice
    again with the cache it left (warm runs); with CuPy's default reduction accelerators (and with
    ``CUPY_ACCELERATORS=""``, no CUB, after them when --compare-no-cub).
-2. One spmv module (17 name expressions) against modules of one name expression each, cold.
+2. One spmv module (every name expression of a semiring) against modules of one name expression
+   each, cold.
 3. Four distinct spmv modules compiled one after another against four threads (NVRTC releases the GIL).
 """
 import argparse
@@ -73,7 +77,7 @@ def module_split():
     import cupy as cp
     import numpy as np
 
-    from spla.backends import gpu
+    from spla.backends import gpu  # private: SPMV_SOURCE, NVRTC_OPTIONS, name_expressions
 
     src = gpu.SPMV_SOURCE.read_text()
 
@@ -93,7 +97,7 @@ def module_split():
         s = compile_names([name])
         total += s
         print(f"    alone: {key:20s} {s:.2f} s", flush=True)
-    print(f"== the same 17 (float64) one module each: {total:.2f} s in all", flush=True)
+    print(f"== the same {len(single)} (float64) one module each: {total:.2f} s in all", flush=True)
     combos = [("min", "plus", np.float32), ("max", "times", np.float32), ("plus", "times", np.int32),
               ("plus", "times", np.int64)]
     t = time.perf_counter()
@@ -110,7 +114,7 @@ def module_split():
     print(f"== two modules one after another: {seq:.2f} s; four modules in four threads: {par:.2f} s", flush=True)
 
 
-if __name__ == "__main__":
+def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--graphs-dir", required=True)
     ap.add_argument("--file", default="snap/Email-Enron.txt.gz")
@@ -122,3 +126,7 @@ if __name__ == "__main__":
         main_job(str(Path(a.graphs_dir) / a.file), out, accel)
     if not a.main_job_only:
         module_split()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """Does the order in which the k = 32 row kernel walks the columns change its row reuse?  (device time)
 
-    PYTHONPATH=. python3 tools/probe_column_order.py [--graphs a,b,...] [--out DIR]
+    PYTHONPATH=. python -m benchmarks.probes.probe_column_order [--graphs a,b,...] [--out DIR]
 
 The row kernel (spla_vecsc_rows) walks columns in index order; U's rows a column reads are reused
 on chip only when columns walked at the same time share rows.  Per graph, the k = 32 float32 product
@@ -9,23 +9,19 @@ kernel is unchanged and walks perm's order; Y's rows come out permuted, checked 
 unpermuted product):
   identity; by first row (each column's smallest row index); by degree (descending); reverse
   Cuthill-McKee of the symmetric pattern (scipy.sparse.csgraph); a random order (the worst case).
-Prints a line per case; JSON to DIR/probe_column_order.json.
+Prints a line per case; JSON to DIR/probe_column_order.json.  The row kernel's column order
+(rows_order: longest columns first, for balance, never for reuse) rests on it.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 import spla
 from benchmarks import graphs
-from probe_products import DEV_REPEAT, close, device_ms, save_json
+from benchmarks.probes.probe_products import DEV_REPEAT, close, device_ms, save_json
 
 GRAPHS = ["myc16", "myc17", "ba2M_m4", "kron20"]
 
@@ -48,6 +44,8 @@ def main():
     ap.add_argument("--graphs", default=",".join(GRAPHS))
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    import cupy as cp
+
     rows = []
     for name in args.graphs.split(","):
         (src, dst, n, directed), _ = graphs.load_edges(name)
@@ -77,9 +75,9 @@ def main():
                 ok = close(got, ref[cp.asarray(perm)])
             rows.append({"graph": name, "order": oname, "ms": ms, "ok": bool(ok), "mode": mode})
             print(f"{name:10s} k32 rows order={oname:10s} {ms:8.4f} ms {'ok' if ok else 'WRONG'}", flush=True)
-            del Ap, Y
+            Ap = Y = None
             cp.get_default_memory_pool().free_all_blocks()
-        del U, ref
+        U = ref = None
         cp.get_default_memory_pool().free_all_blocks()
     save_json(args.out, "probe_column_order.json", rows)
 

@@ -1,6 +1,9 @@
-"""Where the first call of all-sources betweenness spends the time a repeat call does not.
+"""Where the first call of all-sources betweenness spends the time a repeat call does not: the
+measurement behind growing no pool and loading no kernels ahead of a call, and behind answering "is
+this a networkx graph?" without importing networkx (spla.algorithms).
 
-    PYTHONPATH=. python3 tools/probe_first_call.py --graphs-dir DIR --out OUT.json [--files a,b]
+    PYTHONPATH=. python -m benchmarks.probes.probe_first_call --graphs-dir DIR --out OUT.json [--files a,b]
+        [--modes cold,pool,kernels,both]
 
 Each (graph, mode) runs in a fresh process, the way the CLI does: read the file, build the matrix,
 then time three calls of ``algorithms.betweenness_centrality`` (synchronised wall time).  Modes:
@@ -32,7 +35,6 @@ def worker(path, mode, pool_bytes):
     import cupy as cp
 
     from spla import algorithms
-    import spla
     from spla.io import read_graph
 
     stats = {"mallocs": 0, "malloc_s": 0.0, "malloc_bytes": 0}
@@ -53,8 +55,7 @@ def worker(path, mode, pool_bytes):
     rec = {"file": path, "mode": mode, "n": A.shape[0], "arcs": A.nnz, "setup_s": time.perf_counter() - t_start}
     if mode in ("pool", "both") and pool_bytes:
         t = time.perf_counter()
-        x = cp.empty(pool_bytes, dtype=cp.uint8)
-        del x
+        cp.empty(pool_bytes, dtype=cp.uint8)  # allocated and at once given back to the pool
         cp.cuda.Device().synchronize()
         rec["pool_grow_s"] = time.perf_counter() - t
     if mode in ("kernels", "both"):

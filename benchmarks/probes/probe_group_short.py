@@ -1,25 +1,20 @@
 """spla_group_reduce's short path on and off (SPLA_GROUP_SHORT 4 / 0), side by side in one process
 (device time): the unmasked k = 1 product (kernel "auto") and the benchmark's 90%-masked product
-(scCSC tiles, replace into out) per graph.
+(scCSC tiles, replace into out) per graph.  The macro's value in spla/kernels/spmv.cuh rests on it.
 
-    PYTHONPATH=. python3 tools/probe_group_short.py [--graphs myc16,myc17] [--out DIR]
+    PYTHONPATH=. python -m benchmarks.probes.probe_group_short [--graphs myc16,myc17] [--out DIR]
+
+The macro is a compile-time constant, not a tunable: the probe recompiles the spmv modules with it
+(spla.backends.gpu's NVRTC_OPTIONS, its module cache cleared).
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
 import spla
-from probe_products import DEV_REPEAT, close, device_ms, load_matrix, masked_inputs, recorder, save_json
-from spla.backends import gpu as G
-
-BASE_OPTIONS = G.NVRTC_OPTIONS
+from benchmarks.probes.probe_products import DEV_REPEAT, close, device_ms, load_matrix, masked_inputs, recorder, save_json
 
 
 def main():
@@ -27,6 +22,11 @@ def main():
     ap.add_argument("--graphs", default="myc16,myc17")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    import cupy as cp
+
+    from spla.backends import gpu  # private: NVRTC_OPTIONS, _spmv_module
+
+    base_options = gpu.NVRTC_OPTIONS
     rows = []
     rec = recorder(rows, 36)
     for name in args.graphs.split(","):
@@ -35,8 +35,8 @@ def main():
         y = cp.empty(int(A.shape[1]), dtype=np.float32)
         ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
         for short in (0, 4, 0, 4):  # twice each, alternating
-            G.NVRTC_OPTIONS = BASE_OPTIONS + (f"-DSPLA_GROUP_SHORT={short}",)
-            G._spmv_module.cache_clear()
+            gpu.NVRTC_OPTIONS = base_options + (f"-DSPLA_GROUP_SHORT={short}",)
+            gpu._spmv_module.cache_clear()
             for label, m, want in (("unmasked", None, ref), ("masked", mask, cp.where(mask, ref, 0))):
                 def step(m=m):
                     for _ in range(DEV_REPEAT):
@@ -44,8 +44,8 @@ def main():
                         spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y)
                 ms, _ = device_ms(step, f"{name} {label} {short}")
                 rec(name, f"k=1 {label} SPLA_GROUP_SHORT={short}", ms, close(y, want))
-        G.NVRTC_OPTIONS = BASE_OPTIONS
-        G._spmv_module.cache_clear()
+        gpu.NVRTC_OPTIONS = base_options
+        gpu._spmv_module.cache_clear()
     save_json(args.out, "probe_group_short.json", rows)
 
 

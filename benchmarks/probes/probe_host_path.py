@@ -1,6 +1,9 @@
 """Host time of one masked k = 1 product per kernel: what a Python loop of ``vxm`` calls pays per call.
+The host-time side of the kernel choice for masked products (spla.choose_kernel's rules for masks,
+the tunable unknown_tiles_waves) rests on it.
 
-    PYTHONPATH=. python3 tools/probe_host_path.py [--graphs a,b] [--profile GRAPH:KERNEL]
+    PYTHONPATH=. python -m benchmarks.probes.probe_host_path [--graphs a,b] [--profile GRAPH:KERNEL]
+        [--noop] [--launch]
 
 Per graph and kernel (scCSC: its warp tiles, veCSC, scCOOC): ``spla.vxm(u, A, "plus_times", mask=m)``
 with a random mask keeping 10% of the columns, fresh output; the median over 300 calls of the time
@@ -8,7 +11,7 @@ each call takes to return (perf_counter around the call; the device is synchroni
 so that the launch queue never fills), and the wall time of one call between CUDA events (median of
 30, device idle before each).  With --profile, cProfile of 300 calls of that product, the top 30
 functions by own time.  With --noop, also the same calls with every engine kernel replaced by a
-no-op callable (the Python work of a call alone, allocations included; results not checked): the
+no-op callable (spla.backends.gpu's _spmv_module wrapped for the measurement) (the Python work of a call alone, allocations included; results not checked): the
 rest of the host time is CuPy's kernel launches.  With --launch, the host time of launching an empty
 kernel of 4, 16, 32 and 48 arguments (int64 scalars; and as many device pointers), CuPy's share.
 """
@@ -18,21 +21,20 @@ import argparse
 import cProfile
 import pstats
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
 import spla
-from probe_products import load_matrix, masked_inputs
+from benchmarks.probes.probe_products import load_matrix, masked_inputs
 
 KERNELS = ("scCSC", "veCSC", "scCOOC")
 
 
 def enqueue_us(fn, reps=300):
+    """Median host time (µs) that ``fn()`` takes to return, over ``reps`` calls after 20 warm-up calls."""
+    import cupy as cp
+
     for _ in range(20):
         fn()
     cp.cuda.Device().synchronize()
@@ -47,6 +49,9 @@ def enqueue_us(fn, reps=300):
 
 
 def event_us(fn, reps=30):
+    """Median wall time (µs) of one ``fn()`` between CUDA events, the device idle before each."""
+    import cupy as cp
+
     e0, e1 = cp.cuda.Event(), cp.cuda.Event()
     ts = []
     for _ in range(reps):
@@ -66,7 +71,9 @@ def main():
     ap.add_argument("--noop", action="store_true")
     ap.add_argument("--launch", action="store_true")
     args = ap.parse_args()
-    from spla.backends import gpu as G
+    import cupy as cp
+
+    from spla.backends import gpu  # private: _spmv_module
     if args.launch:
         buf = cp.zeros(64, dtype=np.int64)
         for nargs in (4, 16, 32, 48):
@@ -88,7 +95,7 @@ def main():
             print(f"{name:8s} {kern:7s} host {enqueue_us(call):7.1f} us  one call between events "
                   f"{event_us(call):7.1f} us", flush=True)
             if args.noop:
-                real = G._spmv_module
+                real = gpu._spmv_module
                 launches = {}
 
                 class Recorder:
@@ -106,11 +113,11 @@ def main():
 
                 def noop_module(*a, **kw):
                     return Recorder(real(*a, **kw))
-                G._spmv_module = noop_module
+                gpu._spmv_module = noop_module
                 try:
                     python_only = enqueue_us(call)
                 finally:
-                    G._spmv_module = real
+                    gpu._spmv_module = real
                 cp.cuda.Device().synchronize()
                 print(f"{name:8s} {kern:7s} python alone {python_only:7.1f} us; kernels: {', '.join(launches)}",
                       flush=True)

@@ -1,26 +1,21 @@
 """Masked k = 1 products by kernel and mask density, side by side in one process (device time).
 
-    PYTHONPATH=. python3 tools/probe_mask_density.py [--graphs a,b,...] [--out DIR]
+    PYTHONPATH=. python -m benchmarks.probes.probe_mask_density [--graphs a,b,...] [--out DIR]
 
 Per graph and per fraction p of the columns that a random mask keeps (rng seed 0): the plus_times
 float32 product ``y<mask, replace> = u +.* A`` with scCOOC, scCSC (its warp tiles) and veCSC (its
-worklist rule), and the unmasked product by "auto"; device time (tools/probe_products.device_ms),
+worklist rule), and the unmasked product by "auto"; device time (probe_products.device_ms),
 each result compared with the unmasked scCSC product.  Also the wall time of counting the mask's
 kept columns on the host side (``int(cp.count_nonzero(mask))``, a device-to-host copy), the price of
-a choice that would read the mask.  It calibrates what ``kernel="auto"`` should do with a mask of
-unknown density (spla.selection).
+a choice that would read the mask.  It calibrates what ``kernel="auto"`` does with a mask of
+unknown density (spla.choose_kernel with masked=True; the tunable unknown_tiles_waves).
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
 import spla
-from probe_products import close, device_ms, load_matrix, probe_args, recorder, save_json, wall_ms
+from benchmarks.probes.probe_products import close, device_ms, load_matrix, probe_args, recorder, save_json, wall_ms
 
 GRAPHS = "kron18,kron20,kron21,ba1M_m4,ba2M_m4,myc16,myc17,ws2M,grid2000,ca-AstroPh,musae-facebook"
 DENSITIES = (1.0, 0.75, 0.5, 0.25, 0.1, 0.03, 0.01, 0.001)
@@ -30,6 +25,8 @@ DEV_REPEAT = 16
 
 def main():
     args = probe_args(GRAPHS)
+    import cupy as cp
+
     rows = []
     rec = recorder(rows, 30)
     for name in args.graphs.split(","):
@@ -63,7 +60,7 @@ def main():
         mask = draw < 0.1
         ms = wall_ms(lambda: int(cp.count_nonzero(mask)))
         rec(name, "count_nonzero + copy (wall)", ms, True)
-        del A
+        A = None
         cp.get_default_memory_pool().free_all_blocks()
     save_json(args.out, "probe_mask_density.json", rows)
 

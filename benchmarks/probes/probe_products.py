@@ -1,6 +1,6 @@
 """Masked 1-D products and k = 32 blocks, kernel variants side by side in one process (device time).
 
-    PYTHONPATH=. python3 tools/probe_products.py [--graphs a,b,...] [--out DIR] [--quick]
+    PYTHONPATH=. python -m benchmarks.probes.probe_products [--graphs a,b,...] [--out DIR] [--quick]
 
 Per graph (the spmv benchmark's big graphs by default):
 
@@ -14,26 +14,24 @@ Per graph (the spmv benchmark's big graphs by default):
   variants, as the benchmark's headline ratios use.
 
 Device time: DEV_REPEAT products recorded once as a CUDA graph (spla.Replay) and replayed; the
-median over REPLAYS replays / DEV_REPEAT.  Module switches are set while recording.  Every result is
-compared with the unmasked scCSC product (float32, rtol 1e-4).  Prints a line per case; JSON to
-DIR/probe_products.json.
+median over REPLAYS replays / DEV_REPEAT.  Tunables are changed with ``spla.tuning.override`` while
+recording.  Every result is compared with the unmasked scCSC product (float32, rtol 1e-4).  Prints a
+line per case; JSON to DIR/probe_products.json.
+
+The helpers below (device_ms, wall_ms, recorder, ...) serve the other probes too.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import cupy as cp
 import numpy as np
 
 import spla
 from benchmarks import graphs
-from spla.backends import gpu as G
 
 DEV_REPEAT = 16
 REPLAYS = 15
@@ -42,6 +40,8 @@ BIG = ["kron20", "kron21", "myc16", "myc17", "ws2M", "grid2000", "ba2M_m4"]
 
 def wall_ms(f, reps=15):
     """Median CUDA-event time of ``f()`` (ms) over ``reps`` calls after two warm-up calls."""
+    import cupy as cp
+
     f()
     f()
     e0, e1 = cp.cuda.Event(), cp.cuda.Event()
@@ -61,22 +61,6 @@ def device_ms(step, name):
     rep = spla.Replay(step, "gpu:0", name=name)
     rep()  # warm-up; the next call records
     return wall_ms(rep, REPLAYS) / DEV_REPEAT, rep.mode
-
-
-class Switch:
-    """Set module attributes of spla.backends.gpu for a with-block."""
-
-    def __init__(self, **kw):
-        self.kw = kw
-
-    def __enter__(self):
-        self.saved = {k: getattr(G, k) for k in self.kw}
-        for k, v in self.kw.items():
-            setattr(G, k, v)
-
-    def __exit__(self, *a):
-        for k, v in self.saved.items():
-            setattr(G, k, v)
 
 
 def save_json(out, name, data):
@@ -114,6 +98,8 @@ def load_matrix(name):
 def masked_inputs(A):
     """(u, mask) for the masked k = 1 probes, as the spmv benchmark draws them (rng seed 0): u (nrows,)
     float32 uniform in [0, 1), mask (ncols,) bool keeping about 10% of the columns; cupy arrays."""
+    import cupy as cp
+
     rng = np.random.default_rng(0)
     u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
     return u, cp.asarray(rng.random(int(A.shape[1])) < 0.10)
@@ -123,6 +109,8 @@ def engine_block(A, U, name):
     """(Y, ref, ms) for the engine's plus_times block product Y = U +.* A (kernel veCSC, the row kernel
     for 16-byte rows): Y the (ncols, k) buffer the timed products wrote, ref an untimed product, ms the
     device time of one product."""
+    import cupy as cp
+
     Y = cp.empty((int(A.shape[1]),) + tuple(U.shape[1:]), dtype=U.dtype)
     ref = spla.vxm(U, A, "plus_times", kernel="veCSC")
 
@@ -134,6 +122,9 @@ def engine_block(A, U, name):
 
 
 def close(a, b, rtol=1e-4):
+    """Whether a and b (device or host arrays) agree within ``rtol``, in float64 on the host."""
+    import cupy as cp
+
     a, b = cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64)
     return bool(np.allclose(a, b, rtol=rtol, atol=1e-5 * max(1.0, float(np.abs(b).max(initial=0)))))
 
@@ -146,8 +137,9 @@ def main():
     ap.add_argument("--no-block", action="store_true")
     ap.add_argument("--no-mask", action="store_true")
     args = ap.parse_args()
-    rows = []
+    import cupy as cp
 
+    rows = []
     rec = recorder(rows)
 
     for name in args.graphs.split(","):
@@ -166,15 +158,15 @@ def main():
         ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
         ref_m = cp.where(mask, ref, 0)
 
-        def k1(kernel, m, label, **sw):
-            with Switch(**sw):
-                def step():
-                    for _ in range(DEV_REPEAT):
-                        # y<m, replace> = u +.* A
-                        spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y, kernel=kernel)
-                y.fill(7)
-                ms, mode = device_ms(step, label)
-                ok = close(y, ref if m is None else ref_m)
+        def k1(kernel, m, label):
+            """The k = 1 product under the tunables in force (callers change them with override)."""
+            def step():
+                for _ in range(DEV_REPEAT):
+                    # y<m, replace> = u +.* A
+                    spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y, kernel=kernel)
+            y.fill(7)
+            ms, mode = device_ms(step, label)
+            ok = close(y, ref if m is None else ref_m)
             rec(name, label, ms, ok, mode=mode)
             return ms
 
@@ -185,23 +177,29 @@ def main():
             rec(name, "k1 unmasked auto (wall)", wall_ms(lambda: spla.vxm(u, A, "plus_times")), True)
             for kern in ("scCSC", "scCOOC", "auto"):
                 k1(kern, mask, f"k1 masked {kern}")
-            k1("scCSC", mask, "k1 masked scCSC worklist (no tiles)", SCCSC_TILES=False)
-            k1("scCSC", mask, "k1 masked scCSC tiles, static chunks", TILE_CHUNKS="static")
+            with spla.tuning.override(sccsc_tiles=False):
+                k1("scCSC", mask, "k1 masked scCSC worklist (no tiles)")
+            with spla.tuning.override(tile_chunks="static"):
+                k1("scCSC", mask, "k1 masked scCSC tiles, static chunks")
             for cpw in (1, 8):
-                k1("veCSC", mask, f"k1 masked veCSC worklist chunks/warp={cpw}", CHUNKS_PER_WARP=cpw)
+                with spla.tuning.override(chunks_per_warp=cpw):
+                    k1("veCSC", mask, f"k1 masked veCSC worklist chunks/warp={cpw}")
             if not args.quick:
                 for R in (2, 8):
-                    k1("scCSC", mask, f"k1 masked scCSC tiles R={R}", TILE_R=R)
-                for lc in ((64, 256), (16, 256), (32, 128), (32, 512)):
-                    k1("scCSC", mask, f"k1 masked scCSC tiles LONG={lc[0]} CHUNK={lc[1]}", TILE_LONG=lc[0],
-                       TILE_CHUNK=lc[1])
+                    with spla.tuning.override(tile_r=R):
+                        k1("scCSC", mask, f"k1 masked scCSC tiles R={R}")
+                for long, chunk in ((64, 256), (16, 256), (32, 128), (32, 512)):
+                    with spla.tuning.override(tile_long=long, tile_chunk=chunk):
+                        k1("scCSC", mask, f"k1 masked scCSC tiles LONG={long} CHUNK={chunk}")
                 for cpw in (1, 2, 4, 16):
-                    k1("scCSC", mask, f"k1 masked scCSC tiles chunks/warp={cpw}", CHUNKS_PER_WARP=cpw)
+                    with spla.tuning.override(chunks_per_warp=cpw):
+                        k1("scCSC", mask, f"k1 masked scCSC tiles chunks/warp={cpw}")
             full = cp.ones(ncols, dtype=cp.bool_)
             ref_m, keep = ref, mask
             mask = full
             k1("scCSC", full, "k1 mask=all scCSC tiles")
-            k1("scCSC", full, "k1 mask=all scCSC (no tiles)", SCCSC_TILES=False)
+            with spla.tuning.override(sccsc_tiles=False):
+                k1("scCSC", full, "k1 mask=all scCSC (no tiles)")
             k1("veCSC", full, "k1 mask=all veCSC")
             k1("scCOOC", full, "k1 mask=all scCOOC")
             mask = keep
@@ -219,25 +217,27 @@ def main():
         Y = cp.empty((ncols, K), dtype=np.float32)
         yref = spla.vxm(U[:, 7].copy(), A, "plus_times", kernel="scCSC")
 
-        def blk(kernel, label, **sw):
-            with Switch(**sw):
-                def step():
-                    for _ in range(DEV_REPEAT):
-                        # Y = U +.* A
-                        spla.vxm(U, A, "plus_times", out=Y, kernel=kernel)
-                Y.fill(7)
-                ms, mode = device_ms(step, label)
-                ok = close(Y[:, 7], yref) and close(Y[:, 0], ref)
-                wall = wall_ms(lambda: spla.vxm(U, A, "plus_times", kernel=kernel), reps=7)
+        def blk(kernel, label):
+            """The k = 32 product under the tunables in force (callers change them with override)."""
+            def step():
+                for _ in range(DEV_REPEAT):
+                    # Y = U +.* A
+                    spla.vxm(U, A, "plus_times", out=Y, kernel=kernel)
+            Y.fill(7)
+            ms, mode = device_ms(step, label)
+            ok = close(Y[:, 7], yref) and close(Y[:, 0], ref)
+            wall = wall_ms(lambda: spla.vxm(U, A, "plus_times", kernel=kernel), reps=7)
             rec(name, label, ms, ok, mode=mode, wall_ms=round(wall, 4), arcs=int(A.nnz))
 
         blk("scCSC", "k32 scCSC")
-        blk("veCSC", "k32 veCSC scalar", VECSC_ROWS=False)
-        blk("veCSC", "k32 veCSC rows", VECSC_ROWS=True)
+        with spla.tuning.override(vecsc_rows=False):
+            blk("veCSC", "k32 veCSC scalar")
+        with spla.tuning.override(vecsc_rows=True):
+            blk("veCSC", "k32 veCSC rows")
         if not args.quick:
-            for lc in ((512, 256), (256, 128), (64, 32)):
-                blk("veCSC", f"k32 veCSC rows LONG={lc[0]} CHUNK={lc[1]}", VECSC_ROWS=True, ROWS_LONG=lc[0],
-                    ROWS_CHUNK=lc[1], ROWS_HEAVY_CHUNK=lc[1])
+            for long, chunk in ((512, 256), (256, 128), (64, 32)):
+                with spla.tuning.override(vecsc_rows=True, rows_long=long, rows_chunk=chunk, rows_heavy_chunk=chunk):
+                    blk("veCSC", f"k32 veCSC rows LONG={long} CHUNK={chunk}")
         try:
             from benchmarks.peers import transpose_csr
 
@@ -245,10 +245,10 @@ def main():
             Uf = cp.asfortranarray(U)
             ms = wall_ms(lambda: S @ Uf, reps=7)
             rec(name, "k32 cuSPARSE SpMM (wall)", ms, close((S @ Uf)[:, 7], yref))
-            del S, Uf
+            S = Uf = None
         except Exception as e:  # noqa: BLE001
             print(f"cuSPARSE: {type(e).__name__}: {e}")
-        del U, Y, A
+        U = Y = A = None
         cp.get_default_memory_pool().free_all_blocks()
     save_json(args.out, "probe_products.json", rows)
 

@@ -1,29 +1,23 @@
 """push's lanes per input (k = 1) against the frontier's size, on the graphs single-source betweenness pushes.
 
-    PYTHONPATH=. python3 tools/probe_push_group.py [--graphs a,b,...] [--arcs 1e3,1e4,...] [--out DIR]
+    PYTHONPATH=. python -m benchmarks.probes.probe_push_group [--graphs a,b,...] [--arcs 1e3,1e4,...] [--out DIR]
 
 push walks the rows of the inputs that are not the identity, a group of G lanes per input
-(spla.backends.gpu.push_group_size: the smallest power of two >= the mean row length, in [2, 32]).
-That rule was tuned when push came in and not re-measured after veCSC's group rule changed.  For
-each graph and frontier size (random vertices until their out-arcs reach --arcs), betweenness's
-forward step y<!reached> += x +.first A (float64, accum plus, half of the vertices reached) by push
-at G = 2 .. 32 and at the rule's G, in device time (tools/probe_products.device_ms), each checked
-against scCSC.  JSON to DIR/probe_push_group.json.
+(spla.backends.gpu.push_group_size: the smallest power of two >= the mean row length, in [2, 32];
+the tunable vecsc_group, when set, fixes G for push as for veCSC).  The rule rests on this probe.
+For each graph and frontier size (random vertices until their out-arcs reach --arcs),
+betweenness's forward step y<!reached> += x +.first A (float64, accum plus, half of the vertices
+reached) by push at G = 2 .. 32 (vecsc_group) and at the rule's G, in device time
+(probe_products.device_ms), each checked against scCSC.  JSON to DIR/probe_push_group.json.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
 import spla
-from probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json
-from spla.backends import gpu as G
+from benchmarks.probes.probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json
 
 
 def main():
@@ -32,9 +26,13 @@ def main():
     ap.add_argument("--arcs", default="1e3,1e4,1e5,1e6")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    import cupy as cp
+
+    from spla.backends import gpu  # private: push_group_size
+
     rows = []
     rec = recorder(rows, 30)
-    rule = G.push_group_size
+    rule = gpu.push_group_size
     for name in args.graphs.split(","):
         A = load_matrix(name)
         n = int(A.shape[0])
@@ -56,21 +54,17 @@ def main():
                             kernel="scCSC")
             facts = dict(inputs=take, arcs_pushed=int(deg[frontier].sum()), rule=rule_g)
             for g in (2, 4, 8, 16, 32):
-                G.push_group_size = lambda R, g=g: g
-
                 def step():
                     dst[...] = dst0
                     for _ in range(DEV_REPEAT):
                         # dst<!reached> += x +.first A, pushed from x's non-identity inputs
                         spla.vxm(x, A, "plus_first", mask=reached, complement=True, accum="plus", out=dst,
                                  kernel="push")
-                try:
+                with spla.tuning.override(vecsc_group=g):  # push's group too
                     ms, _ = device_ms(step, f"{name} push G={g}")
                     dst[...] = dst0
                     spla.vxm(x, A, "plus_first", mask=reached, complement=True, accum="plus", out=dst, kernel="push")
                     ok = close(dst, want)
-                finally:
-                    G.push_group_size = rule
                 rec(name, f"{int(target):>8d} arcs G={g}{' (rule)' if g == rule_g else ''}", ms, ok, **facts)
         cp.get_default_memory_pool().free_all_blocks()
     save_json(args.out, "probe_push_group.json", rows)

@@ -1,7 +1,7 @@
 """Measured memory rooflines of the device, and the floors they put under the spmv benchmark's
-masked (90%) and k = 32 products.
+masked (90%) and k = 32 products: what bounds the benchmark's product targets, whatever the kernel.
 
-    PYTHONPATH=. python3 tools/probe_roofline.py [--graphs a,b,...] [--out DIR]
+    PYTHONPATH=. python -m benchmarks.probes.probe_roofline [--graphs a,b,...] [--out DIR]
 
 Rates (probe_products.wall_ms: CUDA events, median of REPS after two warm-up calls):
 
@@ -25,24 +25,19 @@ Floors per graph (float32 values, int32 indices, the benchmark's u and mask: rng
   "no reuse": every arc's U row gathered at the 128-byte gather rate of where U lives (L2 when it
   fits in half of L2, else DRAM), the floor of a kernel without on-chip reuse of rows.
 
-Beside each floor: the measured device time (tools/probe_products.device_ms: replayed products)
+Beside each floor: the measured device time (probe_products.device_ms: replayed products)
 of the best unmasked k = 1 product ("auto"), the 90%-masked scCSC product and the k = 32 "auto"
 product, and the best ratio each floor allows.  JSON to DIR/probe_roofline.json.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
 import spla
 from benchmarks import graphs
-from probe_products import BIG, DEV_REPEAT, device_ms, save_json, wall_ms
+from benchmarks.probes.probe_products import BIG, DEV_REPEAT, device_ms, save_json, wall_ms
 
 REPS = 10
 SECTOR = 32
@@ -85,12 +80,14 @@ extern "C" __global__ void spla_gather_runs(const float* __restrict__ src, float
 
 def rates():
     """{"copy": B/s, ("dram" | "l2", S): B/s of sectors}."""
+    import cupy as cp
+
     out = {}
     n = 1 << 29  # 2 GiB of float32
     a = cp.ones(n, dtype=np.float32)
     b = cp.empty_like(a)
     out["copy"] = 2 * a.nbytes / (wall_ms(lambda: cp.copyto(b, a), REPS) * 1e-3)
-    del b
+    b = None
     kern = cp.RawKernel(GATHER_SOURCE, "spla_gather_runs")
     dev = cp.cuda.Device()
     threads = dev.attributes["MultiProcessorCount"] * dev.attributes["MaxThreadsPerMultiProcessor"]
@@ -104,7 +101,7 @@ def rates():
             ms = wall_ms(lambda: kern((threads // 256,), (256,), (src, sink, np.uint32(sectors // run), np.int32(run),
                                                                     np.int32(per), np.uint32(12345))), REPS)
             out[(where, run)] = threads * per * SECTOR / (ms * 1e-3)
-    del big, l2, a
+    big = l2 = a = None
     cp.get_default_memory_pool().free_all_blocks()
     return out
 
@@ -126,6 +123,8 @@ def sectors_of_runs(first, last):
 
 
 def floors(name, R, l2_bytes):
+    import cupy as cp
+
     (src, dst, n, directed), _ = graphs.load_edges(name)
     A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="gpu")
     del src, dst
@@ -181,7 +180,7 @@ def floors(name, R, l2_bytes):
             spla.vxm(U, A, "plus_times", out=Y)  # Y = U +.* A
 
     d32, _ = device_ms(step_block, f"{name} k32")
-    del U, Y, A
+    U = Y = A = None
     cp.get_default_memory_pool().free_all_blocks()
     return {
         "graph": name, "n": nrows, "arcs": nnz, "kept": int(kept.size),
@@ -200,6 +199,8 @@ def main():
     ap.add_argument("--graphs", default=",".join(BIG))
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    import cupy as cp
+
     R = rates()
     gb = {("copy" if k == "copy" else f"{k[0]} {k[1]}x32B"): v / 1e9 for k, v in R.items()}
     print("rates GB/s:", {k: round(v, 1) for k, v in gb.items()}, flush=True)

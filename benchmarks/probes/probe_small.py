@@ -1,11 +1,12 @@
 """veCSC against scCOOC on the graphs that choose_kernel sends to veCSC, by size (device and call times).
 
-    PYTHONPATH=. python3 tools/probe_small.py [--graphs a,b,...] [--ws N:D:P,...] [--sources S] [--out DIR]
+    PYTHONPATH=. python -m benchmarks.probes.probe_small [--graphs a,b,...] [--ws N:D:P,...] [--sources S]
+        [--out DIR]
 
-The rule sends graphs without hubs whose scale-free metric is >= VECTOR_SCF to veCSC.  On the
-calibration graphs of about 0.4M arcs (myc12, musae-facebook, ca-AstroPh) scCOOC's unmasked product
-was faster in device time.  This probe measures where that stops, and whether it holds for what the
-algorithms run on such graphs, each kernel forced:
+The rule sends graphs without hubs whose scale-free metric is >= vector_scf to veCSC, except small
+ones: fewer arcs than cooc_small_waves waves of the device go to scCOOC.  This probe measures where
+scCOOC stops beating veCSC on such graphs, for what the algorithms run on them, each kernel forced
+(the calibration of the tunable cooc_small_waves):
 
 * the unmasked product y = u +.* A (plus_times float32), device time;
 * the benchmark's 90%-masked product y<m, replace> = u +.* A (a random tenth of the columns kept);
@@ -23,18 +24,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
-from spla import algorithms
 import spla
 from benchmarks import graphs
-from probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json, wall_ms
+from benchmarks.probes.probe_products import DEV_REPEAT, close, device_ms, load_matrix, recorder, save_json, wall_ms
+from spla import algorithms
 
 KERNELS = ("veCSC", "scCOOC")
 
@@ -47,6 +43,8 @@ def main():
     ap.add_argument("--sources", type=int, default=5)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    import cupy as cp
+
     rows = []
     rec = recorder(rows, 30)
     cases = [(g, None) for g in args.graphs.split(",") if g]

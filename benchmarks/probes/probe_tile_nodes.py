@@ -1,30 +1,27 @@
-"""Where the device time of a 90%-masked tiles product goes: its kernels against the graph nodes around them.
+"""Where the device time of a 90%-masked tiles product goes: its kernels against the graph nodes around
+them.  The masked tiles' launch design (no memset node in front of a product: the listing and the
+per-column counters kept per stream and reset by the kernels themselves) rests on it.
 
-    PYTHONPATH=. python3 tools/probe_tile_nodes.py [--graphs a,b] [--ncu]
+    PYTHONPATH=. python -m benchmarks.probes.probe_tile_nodes [--graphs a,b] [--ncu]
 
 Per graph (the benchmark's u and 10% mask, out=y with replace, kernel "scCSC": the warp tiles), device
 time of one product (DEV_REPEAT products recorded as a CUDA graph with spla.Replay, replayed): the
 product; DEV_REPEAT 8-byte memsets alone; DEV_REPEAT empty one-block kernels alone (what a graph node
 costs with no work); the unmasked product; the host time of one masked call (perf_counter, median of
-300, a fresh output each) -- and checks the masked result against the unmasked one.  With --ncu, only three eager masked products per graph after
-a warm-up, for ``ncu --clock-control none --metrics gpu__time_duration.sum -k regex:spla`` to time each
-kernel alone: the product's device time less its kernels' is what its nodes cost.
+300, a fresh output each) -- and checks the masked result against the unmasked one.  With --ncu,
+only three eager masked products per graph after a warm-up, for ``ncu --clock-control none --metrics
+gpu__time_duration.sum -k regex:spla`` to time each kernel alone: the product's device time less its
+kernels' is what its nodes cost.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cupy as cp
 import numpy as np
 
 import spla
-from probe_host_path import enqueue_us
-from probe_products import DEV_REPEAT, close, device_ms, load_matrix, masked_inputs
-
-EMPTY = cp.RawKernel('extern "C" __global__ void spla_probe_empty(long long a) {}', "spla_probe_empty")
+from benchmarks.probes.probe_host_path import enqueue_us
+from benchmarks.probes.probe_products import DEV_REPEAT, close, device_ms, load_matrix, masked_inputs
 
 
 def main():
@@ -32,6 +29,9 @@ def main():
     ap.add_argument("--graphs", default="myc16,myc17,kron20,ba2M_m4")
     ap.add_argument("--ncu", action="store_true")
     args = ap.parse_args()
+    import cupy as cp
+
+    empty = cp.RawKernel('extern "C" __global__ void spla_probe_empty(long long a) {}', "spla_probe_empty")
     scratch = cp.zeros(8, dtype=np.int64)
     stream = lambda: cp.cuda.get_current_stream().ptr  # noqa: E731
 
@@ -41,7 +41,7 @@ def main():
 
     def empties():
         for _ in range(DEV_REPEAT):
-            EMPTY((1,), (32,), (np.int64(0),))
+            empty((1,), (32,), (np.int64(0),))
 
     if not args.ncu:
         print(f"memset node {device_ms(memsets, 'memsets')[0] * 1e3:6.2f} us, empty kernel node "
