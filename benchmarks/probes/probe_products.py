@@ -5,11 +5,12 @@
 Per graph (the spmv benchmark's big graphs by default):
 
 * k = 1: the unmasked product with each kernel, and a mask keeping 10% of the columns (the
-  benchmark's mask, rng seed 0) written into out with replace: scCSC's warp tiles (TILE_R, the long
-  split, chunks per warp and listed / static chunks varied), scCSC and veCSC with the mask worklist,
-  scCOOC, auto; a mask keeping every column through each kernel;
-* k = 32 float32 blocks: scCSC, veCSC component by component (spla_vecsc_block), veCSC in 16-byte
-  row pieces (spla_vecsc_rows; ROWS_LONG / ROWS_CHUNK varied), cuSPARSE SpMM (column-major U);
+  benchmark's mask, rng seed 0) written into out with replace: scCSC's warp tiles (tile_r,
+  tile_long / tile_chunk, chunks_per_warp and static chunks varied), scCSC and veCSC with the mask
+  worklist (sccsc_tiles=False), scCOOC, auto; a mask keeping every column through each kernel;
+* k = 32 float32 blocks: scCSC, veCSC component by component (spla_vecsc_block, vecsc_rows=False),
+  veCSC in 16-byte row pieces (spla_vecsc_rows; rows_long / rows_chunk varied), cuSPARSE SpMM
+  (column-major U);
 * wall time of one call (CUDA events around the Python call) for unmasked k = 1 auto and the k = 32
   variants, as the benchmark's headline ratios use.
 
