@@ -508,7 +508,7 @@ def test_edge_list_roundtrip_property(tmp_path_factory, edges, sep, crlf, commen
         assert got == sorted((u, v, float(w)) for u, v, w in edges)
 
 
-# ============================================================================ fast readers = per-line reference
+# ============================================================================ vectorised readers = per-line reference
 # Field contents that matter to the readers: integers plain and not, numbers Python reads and NumPy
 # does not, header words, labels with spaces, commas, quotes, comment characters and backslashes.
 _PLAIN_INTS = ["1", "2", "3", "10", "-5", "0", "123456789012345678"]
@@ -857,7 +857,7 @@ def test_to_matrix_directed_duplicates(tmp_path):
     assert A.directed and A.nnz == 2
 
 
-# ============================================================================ speed
+# ============================================================================ no loop per line
 def test_reading_is_vectorised(tmp_path):
     """200k edges read within a generous bound: no Python loop per line."""
     rng = np.random.default_rng(0)

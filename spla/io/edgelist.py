@@ -71,7 +71,7 @@ def read_edgelist(raw: bytes, path, directed, header, *, read_csv=read_edgelist_
         firsts, nfields, rows, first_tok = firsts[1:], nfields[1:], rows[1:], first_tok[1:]
         if rows.size == 0:
             return empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
-                                notes=notes)
+                               notes=notes)
     short = np.flatnonzero(nfields < 2)
     if short.size:
         line = int(rows[short[0]])
@@ -136,7 +136,7 @@ def read_edgelist(raw: bytes, path, directed, header, *, read_csv=read_edgelist_
                 # integer tokens only ("7.0" is a string label); below 2**53 they are exact in float64
                 if np.abs(vals[:, :2]).max(initial=0) < 2.0 ** 53 and tok.all_intlike(label_tokens()):
                     return compact_int(vals[:, 0].astype(np.int64), vals[:, 1].astype(np.int64),
-                                        np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
+                                       np.ascontiguousarray(vals[:, 2]), path, is_directed, reason, lines, notes)
 
     # column by column
     w = None

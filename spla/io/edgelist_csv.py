@@ -62,13 +62,13 @@ def _edgelist_from_fields(fields: Fields, path, is_directed, reason, header) -> 
         else:  # column names, unless they are also vertex labels further down
             names = set(r0[:2])
             header = looks_like_header(r0) and not _any_label_in(tok, np.concatenate([c0[1:], c1[1:][has2[1:]]]),
-                                                                   names)
+                                                                 names)
     if header:
         notes.append(f"skipped the header row (line {int(fields.line[0])}): {snippet(','.join(fields.row(0)))}")
         fields.drop_first_row()
         if fields.line.size == 0:
             return empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
-                                notes=notes)
+                               notes=notes)
     where, m = fields.line, fields.line.size
     c0, _ = column(0)
     c1, has2 = column(1)
@@ -219,7 +219,7 @@ def read_edgelist_csv_per_line(raw: bytes, path, is_directed, reason, header) ->
         rows, where = rows[1:], where[1:]
         if not rows:
             return empty_graph(path, "edgelist", is_directed, reason, labels=np.zeros(0, dtype=np.int64),
-                                notes=notes)
+                               notes=notes)
     for r, ln in zip(rows, where):
         if len(r) < 2 or r[0] == "" or r[1] == "":
             shown = (delim or " ").join(r)

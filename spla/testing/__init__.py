@@ -24,7 +24,7 @@ Strategies (hypothesis ``SearchStrategy`` objects):
 
 References and checks:
 
-* :func:`dense_vxm` / :func:`dense_mxv`: the slow, obviously-right dense NumPy product
+* :func:`dense_vxm` / :func:`dense_mxv`: the naive, obviously-right dense NumPy product
   with spla's mask / complement / accum / out / replace semantics;
 * :func:`assert_backends_equal`: run a function on the CPU and on every GPU and assert
   the results agree (the GPU leg is skipped when there is none);

@@ -1,4 +1,4 @@
-"""Dense NumPy references of spla's products: slow and obviously right.
+"""Dense NumPy references of spla's products: naive and obviously right.
 
 :func:`dense_vxm` / :func:`dense_mxv` compute a product over the whole dense matrix, with spla's
 mask / complement / accum / out / replace semantics; :func:`reference` applies them to a
