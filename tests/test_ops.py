@@ -29,8 +29,9 @@ import spla.matrix
 from spla import device as _dev
 from spla import semirings as sr
 from spla.ops import _backend
-from spla.testing import (KERNEL_NAMES, Product, _values, assert_backends_equal, assert_equal, compare_backends,
+from spla.testing import (KERNEL_NAMES, Product, assert_backends_equal, assert_equal, compare_backends,
                           dense_mxv, dense_vxm, identity, on_each_device, products, reference, scaled, to_dense)
+from spla.testing.strategies import _values
 
 SR_DTYPES = [(name, d) for name in sr.names() for d in sr.get(name).dtypes]
 

@@ -1,0 +1,157 @@
+"""What reading a graph file gives: a :class:`GraphData`, or a :class:`GraphFormatError`.
+
+Every reader of :mod:`spla.io` returns a GraphData: the arcs as compact 0-based vertex ids
+(``src``, ``dst``, optional ``weights``), the file's vertex ``labels`` in compact-id order, and the
+directedness decision with its reason.  Weights are kept as read, NaN and infinities included;
+:func:`check_weights` tells whether a measure can use them.  A file that cannot be read as asked
+raises a GraphFormatError whose message names the file and, where one is to blame, the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SplaError
+
+
+class GraphFormatError(SplaError, ValueError):
+    """A graph file that cannot be read as asked: missing, malformed, or of an unknown format."""
+
+
+_FORMAT_TITLE = {"mtx": "Matrix Market", "edgelist": "edge list", "metis": "METIS"}
+
+
+@dataclass
+class GraphData:
+    """A graph as read from a file.
+
+    Attributes
+    ----------
+    src, dst : int64 arrays (m,)
+        Arc ``e`` goes from ``src[e]`` to ``dst[e]``; ids are compact, 0..n-1.  For an
+        undirected graph each stored pair is one edge, in whatever orientation and
+        multiplicity the file had (METIS and "both directions" edge lists list each edge
+        twice); :meth:`edges` returns the canonical edge set.
+    weights : float64 array (m,) or None
+        Weights as read (NaN/inf kept: see :func:`check_weights`); None when unweighted.
+    n : int
+        Number of vertices (for Matrix Market and METIS the declared size, so isolated
+        vertices count; for edge lists the number of distinct labels).
+    labels : array (n,)
+        The file's vertex label of each compact id: int64 1..n for Matrix Market and METIS,
+        the integer labels in increasing order or the string labels in order of first
+        appearance for edge lists.
+    directed : bool
+        The decision made, and ``directed_reason`` says why.
+    self_loops : int
+        Number of distinct vertices with a self-loop.
+    path, format : str
+        The file and its format ("mtx", "edgelist" or "metis").
+    lines : int64 array (m,) or None
+        The 1-based file line of each arc, for messages such as :func:`check_weights`'.
+    notes : list of str
+        Things the reader decided that a user may want to know (header skipped, a
+        non-numeric column ignored, ...).
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    weights: np.ndarray | None
+    n: int
+    labels: np.ndarray
+    directed: bool
+    directed_reason: str
+    self_loops: int
+    path: str
+    format: str
+    lines: np.ndarray | None = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def format_title(self) -> str:
+        """Human name of the format ("Matrix Market", "edge list", "METIS")."""
+        return _FORMAT_TITLE.get(self.format, self.format)
+
+    def edges(self, drop_self_loops: bool = False, weighted: bool = True):
+        """The canonical edge set: ``(src, dst, weights or None)`` without duplicates.
+
+        Undirected graphs give each edge once, as (min, max).  When a pair occurs more
+        than once its last weight wins (as adding the edges one by one to a networkx
+        Graph does).  ``weighted=False`` drops the weights.
+        """
+        src, dst = self.src, self.dst
+        w = self.weights if weighted else None
+        if drop_self_loops:
+            keep = src != dst
+            if not keep.all():
+                src, dst = src[keep], dst[keep]
+                w = None if w is None else w[keep]
+        if not self.directed:
+            src, dst = np.minimum(src, dst), np.maximum(src, dst)
+        n = max(int(self.n), 1)
+        key = src * n + dst
+        if w is None:
+            key = np.unique(key)
+            return key // n, key % n, None
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        last = np.empty(ks.size, dtype=bool)
+        last[:-1] = ks[1:] != ks[:-1]
+        last[-1:] = True
+        sel = order[last]
+        return src[sel], dst[sel], w[sel]
+
+    def to_matrix(self, device="auto", drop_self_loops: bool = False, weighted: bool = True):
+        """A :class:`spla.Matrix` of this graph (n x n, arc i -> j is entry (i, j)).
+
+        Duplicates are merged first (last weight wins, see :meth:`edges`), so weights of
+        edges listed in both directions are not doubled.  ``weighted=False`` (or an
+        unweighted file) gives a pattern-only matrix.
+        """
+        from ..matrix import Matrix
+
+        src, dst, w = self.edges(drop_self_loops=drop_self_loops, weighted=weighted)
+        return Matrix.from_edges(src, dst, n=self.n, values=w, directed=self.directed, device=device)
+
+
+def check_weights(weights, need: str = "finite_nonnegative", *, lines=None, path=None, what="weights"):
+    """Raise :class:`GraphFormatError` unless ``weights`` meet ``need``.
+
+    need: "finite" (no NaN or infinity), "finite_nonnegative" (also no negative value)
+    or "positive" (finite and > 0).  ``lines``/``path`` (from a :class:`GraphData`) let
+    the message name the first offending line.  None weights always pass.
+    """
+    if weights is None:
+        return
+    if need not in ("finite", "finite_nonnegative", "positive"):
+        raise ValueError(f"need must be 'finite', 'finite_nonnegative' or 'positive', got {need!r}")
+    w = np.asarray(weights, dtype=np.float64)
+    checks = [(~np.isfinite(w), "NaN or infinite")]
+    if need == "finite_nonnegative":
+        checks.append((w < 0, "negative"))
+    elif need == "positive":
+        checks.append((w <= 0, "zero or negative"))
+    wanted = {"finite": "finite", "finite_nonnegative": "finite and non-negative",
+              "positive": "finite and positive"}[need]
+    for bad, kind in checks:
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            where = f"{path}:{int(lines[i])}: " if (path is not None and lines is not None) else \
+                (f"{path}: " if path is not None else "")
+            raise GraphFormatError(f"{where}{int(bad.sum())} {kind} {what} (first: {float(w[i])!r}); "
+                                   f"they must be {wanted}")
+
+
+def self_loop_count(src, dst) -> int:
+    loops = src == dst
+    return int(np.unique(src[loops]).size) if loops.any() else 0
+
+
+def empty_graph(path, fmt, directed, reason, n=0, labels=None, notes=None) -> GraphData:
+    z = np.zeros(0, dtype=np.int64)
+    if labels is None:
+        labels = np.arange(1, n + 1, dtype=np.int64)
+    return GraphData(z, z.copy(), None, n, labels, directed, reason, 0, str(path), fmt,
+                     lines=z.copy(), notes=list(notes or []))
