@@ -2,10 +2,13 @@
 Ctrl-C, the report, and one real graph compared with networkx.
 
 Most tests run the command as a subprocess (``python -m spla`` with PYTHONPATH set to
-the repository).  Tests about the output use a fake ``algorithms`` package (written to
-a temporary directory put first on PYTHONPATH), so they do not depend on the real
-algorithms' speed; the comparison with networkx uses the real ones and is skipped
-when they cannot be imported.
+the repository).  Tests about the output swap the functions of the command's registry of
+measures (``spla.cli.measures.MEASURES``) for cheap, predictable fakes, so they do not
+depend on the real algorithms' speed: in a subprocess through a ``sitecustomize`` module
+(written to a temporary directory put first on PYTHONPATH) that replaces the registry's
+entries when the interpreter starts, so that ``python -m spla`` itself runs; in-process
+with the ``fake_measures`` fixture.  The comparison with networkx uses the real ones and
+is skipped when they cannot be imported.
 """
 
 from __future__ import annotations
@@ -28,8 +31,6 @@ from conftest import shared_graphs
 REPO = Path(__file__).resolve().parents[1]
 
 
-
-
 def real_algorithms() -> bool:
     try:
         from spla import algorithms
@@ -48,10 +49,10 @@ def gpu_present() -> bool:
 needs_algorithms = pytest.mark.skipif(not real_algorithms(), reason="algorithms package not importable yet")
 needs_shared = pytest.mark.skipif(shared_graphs() is None, reason="../shared/graphs not present")
 
-FAKE_ALGORITHMS = '''
-"""A stand-in for the algorithms package: cheap, predictable values, and hooks to be
-slow (FAKE_SLOW=<marker file>) or to fail (FAKE_FAIL=1) in the middle of a run."""
-import os, time
+FAKE_MEASURES = '''
+"""Stand-ins for the functions of spla's CLI registry of measures: cheap, predictable values,
+and hooks to be slow (FAKE_SLOW=<marker file>) or to fail (FAKE_FAIL=1) in the middle of a run."""
+import dataclasses, os, time
 import numpy as np
 import spla
 
@@ -91,23 +92,47 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
 def degree_centrality(A, *, device=None):
     return _deg(A) / max(A.shape[0] - 1, 1)
 
-def bfs_levels(A, source, *, device=None, kernel="auto"):
-    lv = np.full(A.shape[0], -1, dtype=np.int64)
-    lv[source] = 0
-    return lv
+FAKES = {"bc": betweenness_centrality, "closeness": closeness_centrality, "harmonic": harmonic_centrality,
+         "distance-sum": sum_of_distances, "pagerank": pagerank, "daccer": daccer_volumes,
+         "degree": degree_centrality}
 
-def rank_correlation(x, y, method="spearman"):
-    return float(np.corrcoef(x, y)[0, 1])
+def install(registry):
+    """Replace the function of every measure of ``registry`` by its fake."""
+    assert set(registry) == set(FAKES), sorted(registry)
+    for key, fn in FAKES.items():
+        registry[key] = dataclasses.replace(registry[key], function=fn)
+'''
+
+SITECUSTOMIZE = '''
+# run by the interpreter at start-up (this directory is first on PYTHONPATH): the registry of
+# measures of ``python -m spla`` computes the fakes
+from spla.cli import measures
+import spla_cli_fakes
+
+spla_cli_fakes.install(measures.MEASURES)
 '''
 
 
 @pytest.fixture
 def fake(tmp_path_factory):
-    """Directory holding the fake ``algorithms`` package."""
+    """Directory whose ``sitecustomize`` makes the command's measures the fakes."""
     d = tmp_path_factory.mktemp("fake")
-    (d / "algorithms").mkdir()
-    (d / "algorithms" / "__init__.py").write_text(FAKE_ALGORITHMS)
+    (d / "spla_cli_fakes.py").write_text(FAKE_MEASURES)
+    (d / "sitecustomize.py").write_text(SITECUSTOMIZE)
     return d
+
+
+@pytest.fixture
+def fake_measures(monkeypatch):
+    """The fakes in this process: the registry's entries swapped for the test's duration."""
+    from spla.cli import measures
+
+    namespace = {}
+    exec(compile(FAKE_MEASURES, "spla_cli_fakes", "exec"), namespace)
+    for key in list(measures.MEASURES):
+        monkeypatch.setitem(measures.MEASURES, key, measures.MEASURES[key])  # restored afterwards
+    namespace["install"](measures.MEASURES)
+    return namespace["FAKES"]
 
 
 def _env(fake_dir=None, **extra):
@@ -577,6 +602,38 @@ def test_progress_bar_draws_only_when_enabled():
     assert s2.getvalue() == ""
 
 
+def test_registry_holds_the_algorithms():
+    """Each measure's entry holds its spla.algorithms function itself, and the parser offers the
+    registry's measures and the engine's kernels."""
+    from spla import KERNELS, algorithms
+    from spla.cli import MEASURES, build_parser
+
+    assert {k: m.function for k, m in MEASURES.items()} == {
+        "bc": algorithms.betweenness_centrality, "closeness": algorithms.closeness_centrality,
+        "harmonic": algorithms.harmonic_centrality, "distance-sum": algorithms.sum_of_distances,
+        "pagerank": algorithms.pagerank, "daccer": algorithms.daccer_volumes,
+        "degree": algorithms.degree_centrality}
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["centrality"]
+    options = {a.dest: a for a in sub._actions}
+    assert options["kernel"].metavar == "{auto," + ",".join(KERNELS) + "}"
+    assert options["kernel"].type("VECSC") == "veCSC"
+    assert ",".join(MEASURES) in options["measures"].help
+
+
+def test_registry_seam_in_process(tmp_path, fake_measures, capsys):
+    """main() in this process calls the registry's functions with the keywords of each entry."""
+    from spla import cli
+
+    write(tmp_path, "g.txt", "1 2\n2 3\n3 3\n")
+    rc = cli.main(["centrality", str(tmp_path / "g.txt"), "--measures", "daccer,degree,distance-sum", "--radius",
+                   "3", "--top", "1", "--device", "cpu"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    # fakes: daccer = out-degree (self-loops counted) * radius, distance-sum = out-degree without them
+    assert out.splitlines() == ["vertex,daccer,degree,distance-sum", "1,3,0.5,1", "2,3,0.5,1", "3,3,0.5,0"]
+    assert "top 1 by distance-sum" in err and "reached" not in err  # the fake reaches every vertex
+
+
 def test_parse_measures():
     from spla.cli import MEASURES, UsageError, parse_measures
 
@@ -668,7 +725,7 @@ def test_graph_from_stdin_that_is_a_terminal(tmp_path, fake):
 
 
 def test_top_table_leaves_out_nan_and_says_so():
-    from spla.cli import _top_table
+    from spla.cli.report import top_table as _top_table
 
     lines = _top_table("bc", np.array([0.5, np.nan, 0.25]), ["a", "b", "c"], 5)
     assert lines[0].startswith("top 2 by bc")
@@ -681,7 +738,7 @@ def test_top_table_leaves_out_nan_and_says_so():
 def test_top_table_ranks_distance_sums_by_reach_first():
     """A vertex of a small component has a small distance sum; it must not outrank the
     vertices that reach more of the graph (an isolated vertex's sum is 0)."""
-    from spla.cli import _top_table
+    from spla.cli.report import top_table as _top_table
 
     sums, reach = np.array([0, 1, 1, 4, 3, 4]), np.array([1, 2, 2, 4, 4, 4])
     lines = _top_table("distance-sum", sums, list("abcdef"), 4, reach)
