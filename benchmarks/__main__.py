@@ -2,8 +2,8 @@
 
 Examples::
 
-    python -m benchmarks --quick                       # ~5 min on an H100/H200
-    python -m benchmarks                               # everything (~25 min)
+    python -m benchmarks --quick                       # smaller graph lists, fewer repeats
+    python -m benchmarks                               # everything
     python -m benchmarks --only spmv,bc_single --out /tmp/res
     python -m benchmarks --tiny --device cpu --only spmv   # seconds, no GPU (tests)
     python -m benchmarks --list                        # sections and graphs

@@ -34,7 +34,7 @@ GRAPHS = {
     "quick": ["kron20", "grid2000", "musae-facebook", "wave"],
     "full": ["kron20", "kron21", "myc16", "ws2M", "grid2000", "ba2M_m4", "musae-facebook", "wave"],
 }
-K1, K2 = 5, 105  # 100 iterations apart: small graphs iterate in tens of µs, below the set-up noise
+K1, K2 = 5, 105  # 100 iterations apart: a small graph's iteration is shorter than the set-up's noise
 #: K2 when the iteration reaches its fixed point exactly (a change of 0.0 stops any tol) before 105
 K2_FALLBACK = (55, 30, 15)
 REF_ARCS = {"tiny": 10**9, "quick": 4 * 10**7, "full": 8 * 10**7}

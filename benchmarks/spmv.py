@@ -9,7 +9,7 @@ For every graph of at least 10 M arcs (issue #2's Performance section):
 - the same product with a mask that keeps 10 % of the columns (90 % excluded);
 - both again as device time: DEV_REPEAT back-to-back products (into a preallocated
   output) recorded once as one CUDA graph (``spla.Replay``) and timed by replaying it,
-  divided by DEV_REPEAT, so neither the ~40 µs of Python dispatch per call nor the graph
+  divided by DEV_REPEAT, so neither the Python dispatch of each call nor the graph
   launch bounds the short masked products on either side of the mask ratio; the masked
   product also without scCSC's warp tiles, with the mask worklist forced on (``system``
   "spla-worklist") and off ("spla-columnwalk": every column tests its own mask), beside the
@@ -54,8 +54,8 @@ CALIBRATION = {
 #: largest graph (arcs) on which the CPU peers (spla CPU backend, SciPy) are timed
 CPU_PEER_ARCS = {"tiny": 10**9, "quick": 4 * 10**7, "full": 2 * 10**8}
 #: float32 sums of up to ~1e5 positive terms against a float64 reference: the recorded checks' largest
-#: error is 5.4e-6 relative (kron20), and 2e-3 (before) let a lost chunk of 64 entries of kron20's
-#: longest column (64,676 entries) pass
+#: error is 5.4e-6 relative (kron20), while a tolerance of 2e-3 lets a lost chunk of 64 entries of
+#: kron20's longest column (64,676 entries) pass
 RTOL = 1e-4
 
 
@@ -142,7 +142,7 @@ def _graph(b: Bench, spla, name: str, big: bool) -> None:
                       "error": f"{type(e).__name__}: {e}"})
 
     if not big:
-        if gpu:  # the calibration plot's points, without the ~40 µs of host dispatch per call
+        if gpu:  # the calibration plot's points, without the host dispatch of each call
             _device_times(b, spla, A, u, None, gf, check_vec(y_ref), None)
         return
 

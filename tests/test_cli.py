@@ -202,8 +202,8 @@ def test_bad_files(tmp_path, name, text, pattern):
     ("utf16.csv", "a,b\nb,c\nc,a".encode("utf-16"), r"utf16\.csv:1: .*UTF-16 .*save it as UTF-8"),
     ("huge.mtx", (MM + "1000000000000000 1000000000000000 1\n1 1\n").encode(), r"huge\.mtx:2: the size line declares"),
 ])
-def test_bad_files_that_were_internal_errors(tmp_path, name, data, pattern):
-    """Input errors that came out as 'spla: internal error' (exit 1) or as a graph with NUL-byte labels."""
+def test_bad_files_are_input_errors(tmp_path, name, data, pattern):
+    """Input errors, not 'spla: internal error' (exit 1) or a graph with NUL-byte labels."""
     (tmp_path / name).write_bytes(data)
     for cmd in ("centrality", "info"):
         assert_one_line_error(spla_cmd(cmd, name, "--device", "cpu", cwd=tmp_path), pattern)
@@ -434,7 +434,7 @@ def test_output_through_a_symlink_and_to_stdout(tmp_path, fake):
 
 
 def test_out_that_is_the_input_file_is_refused(tmp_path, fake):
-    """--out naming the input graph (directly, or through a link) used to replace the graph with the table."""
+    """--out naming the input graph (directly, or through a link) is refused: the table would replace the graph."""
     graph = write(tmp_path, "g.txt", "1 2\n2 3\n")
     (tmp_path / "link.txt").symlink_to(graph)
     for given, out in (("g.txt", "g.txt"), ("g.txt", "./g.txt"), ("link.txt", "g.txt"), ("g.txt", "link.txt")):
@@ -451,8 +451,8 @@ def test_out_that_is_the_input_file_is_refused(tmp_path, fake):
     ("/proc/res.csv", r"--out /proc/res\.csv: "),  # root may write in /proc, but not create a file there
 ])
 def test_bad_out_paths_are_one_line_errors(tmp_path, fake, out, pattern):
-    """These were internal errors (exit 1), or ('res.csv/') wrote a file res.csv.  (-q: a failure to
-    write comes after the measures, and their report.)"""
+    """Outputs that cannot be written are input errors (exit 2), and 'res.csv/' writes no file res.csv.
+    (-q: a failure to write comes after the measures, and their report.)"""
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     res = spla_cmd("centrality", "g.txt", "--out", out, "-q", cwd=tmp_path, fake_dir=fake)
     assert_one_line_error(res, pattern)
@@ -462,8 +462,8 @@ def test_bad_out_paths_are_one_line_errors(tmp_path, fake, out, pattern):
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 def test_out_that_is_a_fifo_or_device_is_written_into(tmp_path, fake):
     """--out /dev/null, /dev/stdout or a FIFO is written into: renaming a temporary file over it (as
-    for a regular file) replaced /dev/null with a regular file when run as root, and a FIFO's reader
-    never got the table."""
+    for a regular file) would replace /dev/null with a regular file when run as root, and a FIFO's
+    reader would never get the table."""
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
@@ -486,8 +486,8 @@ def test_out_that_is_a_fifo_or_device_is_written_into(tmp_path, fake):
 
 def test_stdout_table_is_utf8_whatever_the_locale(tmp_path, fake):
     """With a stdout encoding that lacks a label's characters (PYTHONIOENCODING=ascii, a cp1252
-    console), the table used to stop half-way with a UnicodeEncodeError (exit 2); it is UTF-8, as
-    in a file."""
+    console), the table is UTF-8, as in a file, rather than stopping half-way with a
+    UnicodeEncodeError."""
     (tmp_path / "g.csv").write_text("source,target\nZürich,Genève\n東京,Zürich\n", encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "spla", "centrality", "g.csv", "--measures", "degree", "-q"],
                           cwd=tmp_path, env=_env(fake, PYTHONIOENCODING="ascii"), capture_output=True)
@@ -764,9 +764,8 @@ def test_distance_sum_top_table_on_a_disconnected_graph(tmp_path):
 @needs_algorithms
 @pytest.mark.parametrize("directed", [True, False])
 def test_self_loops_count_where_networkx_counts_them(tmp_path, directed):
-    """pagerank, degree and daccer count self-loops as networkx does (the CLI used to drop them
-    for every measure: PageRank and degree then differed from networkx's); bc and closeness
-    ignore them, as networkx."""
+    """pagerank, degree and daccer count self-loops as networkx does (dropping them would make
+    PageRank and degree differ from networkx's); bc and closeness ignore them, as networkx."""
     nx = pytest.importorskip("networkx")
     edges = [(1, 2), (2, 2), (2, 3), (3, 1), (3, 4), (4, 4), (5, 5)]
     write(tmp_path, "g.txt", "".join(f"{u} {v} {w}\n" for w, (u, v) in enumerate(edges, 1)))
@@ -812,8 +811,7 @@ def test_centrality_on_bundled_graph(tmp_path):
 
 @needs_algorithms
 def test_main_job_does_not_import_networkx(tmp_path, device):
-    """Importing networkx costs 0.3-1 s of every run (it was half the first betweenness call on the
-    H100); a graph file never needs it."""
+    """A graph file never needs networkx, whose import would cost every run (docs/decisions/benchmarks.md)."""
     (tmp_path / "g.txt").write_text("0 1\n1 2\n2 0\n2 3\n3 3\n")
     script = ("import sys\nfrom spla import cli\n"
               f"rc = cli.main(['centrality', 'g.txt', '--device', '{device}', '--out', 'o.csv', '--quiet', "
