@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from .anchors import NETWORKIT_BC_S, TARGETS, TURBOBC_ALL_S, TURBOBC_NOTES
-from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
 from .tables import chk, claim, geomean, mem_cell, mib, ms, num, ratio, table
+from .timing import call_peak_bytes
 
 NAME = "bc_all"
 GRAPHS = {

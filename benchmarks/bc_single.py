@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from .anchors import TARGETS, TURBOBC_NOTES, TURBOBC_SINGLE_MS
-from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
 from .tables import chk, claim, geomean, mem_cell, mib, ms, num, ratio, table
+from .timing import call_peak_bytes
 
 NAME = "bc_single"
 KERNELS = ("auto", "scCSC", "veCSC", "scCOOC")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .anchors import NETWORKIT_CLOSENESS_S, TARGETS
-from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, closeness_of
 from .tables import chk, claim, geomean, mem_cell, ms, num, ratio, table
+from .timing import call_peak_bytes
 
 NAME = "closeness"
 GRAPHS = {

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .anchors import TARGETS
 from .closeness import sample_check
 from .core import Bench, host
 from .reference import allclose_report, daccer_volume_of
 from .tables import chk, claim, ms, num, table
-from .anchors import TARGETS
 
 NAME = "daccer"
 SIZES = {"tiny": [1000], "quick": [10_000, 1_000_000], "full": [10_000, 100_000, 1_000_000]}

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .anchors import TARGETS
 from .core import Bench, host
 from .reference import allclose_report
 from .reference import pagerank as ref_pagerank
 from .tables import chk, claim, ms, num, peer_name, ratio, table
-from .anchors import TARGETS
 
 NAME = "pagerank"
 GRAPHS = {

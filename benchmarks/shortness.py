@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .closeness import sample_check
-from .timing import call_peak_bytes
 from .core import Bench
 from .reference import sum_of_distances_of
 from .tables import chk, mem_cell, ms, num, table
+from .timing import call_peak_bytes
 
 NAME = "shortness"
 GRAPHS = {

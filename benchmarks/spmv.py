@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .anchors import CUSPARSE_H200_GARCS, TARGETS
 from .core import Bench, host
 from .reference import allclose_report
 from .tables import chk, claim, geomean, ms, num, peer_name, ratio, table
-from .anchors import CUSPARSE_H200_GARCS, TARGETS
 
 NAME = "spmv"
 KERNELS = ("scCSC", "veCSC", "scCOOC")

@@ -19,10 +19,10 @@ import random
 
 import numpy as np
 
-from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
 from .tables import chk, mem_cell, ms, num, table
+from .timing import call_peak_bytes
 
 NAME = "sriram"
 CASES = {"tiny": [("kron10", 64)], "quick": [("kron18", 4096)], "full": [("kron18", 4096)]}

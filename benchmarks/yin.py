@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import bc_all, closeness
 from .core import Bench, host
 from .tables import chk, ms, num, table
-from . import bc_all, closeness
 
 NAME = "yin"
 GRAPHS = {"tiny": ["jazz"], "quick": ["musae-facebook"], "full": ["musae-facebook", "wave"]}
