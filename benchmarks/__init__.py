@@ -1,2 +1,2 @@
-"""Benchmark harness of spla: ``python -m benchmarks`` runs it, ``python -m benchmarks.plot``
-turns its JSON into plots and the tables of docs/benchmarks.md.  See benchmarks/README.md."""
+"""Benchmark harness of spla: ``python -m benchmarks`` runs it, ``python -m benchmarks.plot`` draws
+its plots and ``python -m benchmarks.docs`` writes docs/benchmarks.md.  See benchmarks/README.md."""

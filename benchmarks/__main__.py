@@ -2,8 +2,8 @@
 
 Examples::
 
-    python -m benchmarks --quick                       # ~5 min on an H100/H200
-    python -m benchmarks                               # everything (~25 min)
+    python -m benchmarks --quick                       # smaller graph lists, fewer repeats
+    python -m benchmarks                               # everything
     python -m benchmarks --only spmv,bc_single --out /tmp/res
     python -m benchmarks --tiny --device cpu --only spmv   # seconds, no GPU (tests)
     python -m benchmarks --list                        # sections and graphs
@@ -17,13 +17,15 @@ sections' records and keeps the others.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 import traceback
 from pathlib import Path
 
-from .core import DEFAULT_BUDGET_S, SECTIONS, Bench, Options, SkipSection, log
+from . import graphs
+from .core import DEFAULT_BUDGET_S, Bench, Options, SkipSection, log
+from .report import markdown_report
+from .sections import BY_NAME, SECTIONS, SHARES
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -37,7 +39,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     size.add_argument("--tiny", action="store_true",
                       help="toy graphs only: a smoke test of the harness (CPU friendly, seconds)")
     p.add_argument("--only", metavar="SECTION[,SECTION]",
-                   help="run only these sections: " + ", ".join(SECTIONS))
+                   help="run only these sections: " + ", ".join(BY_NAME))
     p.add_argument("--skip", metavar="SECTION[,SECTION]", help="run all sections but these")
     p.add_argument("--device", choices=["auto", "cpu", "gpu"], default="auto",
                    help="where spla runs (auto: the GPU when CuPy sees one)")
@@ -56,25 +58,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def _sections(args) -> list[str]:
-    chosen = list(SECTIONS)
+    chosen = list(BY_NAME)
     if args.only:
         chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     if args.skip:
         skip = {s.strip() for s in args.skip.split(",")}
         chosen = [s for s in chosen if s not in skip]
-    bad = [s for s in chosen + ([s.strip() for s in args.skip.split(",")] if args.skip else []) if s not in SECTIONS]
+    bad = [s for s in chosen + ([s.strip() for s in args.skip.split(",")] if args.skip else []) if s not in BY_NAME]
     if bad:
-        raise SystemExit(f"unknown section(s) {bad}; known: {', '.join(SECTIONS)}")
+        raise SystemExit(f"unknown section(s) {bad}; known: {', '.join(BY_NAME)}")
     return chosen
 
 
 def _list() -> None:
-    from . import graphs
-
     for s in SECTIONS:
-        mod = importlib.import_module(f"benchmarks.{s}")
-        doc = (mod.__doc__ or "").strip().splitlines()[0]
-        print(f"{s:10s} {doc}")
+        print(f"{s.name:10s} {s.summary}")
     print()
     for name, spec in graphs.GRAPHS.items():
         print(f"{name:20s} {'quick' if spec.quick else '     '} ~{spec.approx_arcs:>12,} arcs  {spec.label}")
@@ -90,14 +88,13 @@ def main(argv: list[str] | None = None) -> int:
                    measure_cap_s=args.measure_cap_s, use_cache=not args.no_cache,
                    peers=not args.no_peers, sections=_sections(args),
                    argv=list(sys.argv[1:] if argv is None else argv))
-    b = Bench(opts)
+    b = Bench(opts, shares=SHARES, render=lambda data: markdown_report(data, SECTIONS))
     try:
         for i, name in enumerate(opts.sections):
             t0 = time.perf_counter()
             b.start_section(name, opts.sections[i:])
             try:
-                mod = importlib.import_module(f"benchmarks.{name}")
-                mod.run(b)
+                BY_NAME[name].run(b)
                 b.end_section(name, "ok", t0=t0)
             except SkipSection as e:
                 b.end_section(name, "skipped", str(e), t0=t0)

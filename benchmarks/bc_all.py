@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anchors import NETWORKIT_BC_S, TURBOBC_ALL_S, TURBOBC_NOTES
-from .timing import call_peak_bytes
+from .anchors import NETWORKIT_BC_S, TARGETS, TURBOBC_ALL_S, TURBOBC_NOTES
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
+from .tables import chk, claim, geomean, mem_cell, mib, ms, num, ratio, table
+from .timing import call_peak_bytes
 
 NAME = "bc_all"
 GRAPHS = {
@@ -160,3 +161,43 @@ def summarize(records: list[dict]) -> dict:
             if s and g["ms"].get(other):
                 g[f"vs_{other}"] = g["ms"][other] / s
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    s = summarize(recs)
+    rows = []
+    for g in s.values():
+        m = g["ms"]
+        rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(m.get("spla")),
+                     num(g.get("nm_per_s")), ms(m.get("turbobc")), ratio(g.get("vs_turbobc")),
+                     ms(m.get("networkit-16t")), ratio(g.get("vs_networkit-16t")),
+                     ms(m.get("networkit")), ms(m.get("igraph")),
+                     "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
+                     "~" + ms(m["spla-cpu (est.)"]) if m.get("spla-cpu (est.)") else "–",
+                     chk(g.get("sample_checked")), chk(g["checked"].get("spla")), mem_cell(g),
+                     mib(4 * (g["n"] + 1 + g["arcs"]) if g.get("n") and g.get("arcs") else None)])
+    return ("Exact BC over all sources. n·m/t in arc traversals per second. Anchors: TurboBC (H200) and "
+            "NetworKit 11.2 with 16 threads on the same machine (issue #3). ~ = extrapolated from a few sources.\n\n"
+            + table(["graph", "n", "arcs", "spla", "n·m/t", "TurboBC", "TurboBC/spla", "NetworKit 16t (anchor)",
+                     "NetworKit/spla", "NetworKit here", "igraph here", "networkx", "spla CPU", "sample checked",
+                     "full checked", "GPU mem: repeat call (first)", "(n+1+m)·4 B"], rows))
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims (the report's headlines)."""
+    out = []
+
+    def add(*args):
+        out.append(claim(*args))
+
+    ba = summarize(recs).values()
+    v = [g["vs_turbobc"] for g in ba if g.get("vs_turbobc")]
+    if v:
+        add("all-sources BC vs TurboBC", f"{min(v):.1f}× min", f">= {TARGETS['bc_all_vs_turbobc']}×",
+            min(v) >= TARGETS["bc_all_vs_turbobc"])
+    v = [g["vs_networkit-16t"] for g in ba if g.get("vs_networkit-16t")]
+    if v:
+        add("all-sources BC vs NetworKit (16 threads)", f"{min(v):.1f}× min, {geomean(v):.1f}× geomean",
+            f">= {TARGETS['bc_all_vs_networkit']}× each", min(v) >= TARGETS["bc_all_vs_networkit"])
+    return out

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anchors import TURBOBC_NOTES, TURBOBC_SINGLE_MS
-from .timing import call_peak_bytes
+from .anchors import TARGETS, TURBOBC_NOTES, TURBOBC_SINGLE_MS
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
+from .tables import chk, claim, geomean, mem_cell, mib, ms, num, ratio, table
+from .timing import call_peak_bytes
 
 NAME = "bc_single"
 KERNELS = ("auto", "scCSC", "veCSC", "scCOOC")
@@ -146,3 +147,51 @@ def summarize(records: list[dict]) -> dict:
         if tb and g.get("many_ms"):
             g["many_vs_turbobc"] = tb / g["many_ms"]
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    s = summarize(recs)
+    rows = []
+    for g in s.values():
+        m = g["ms"]
+        a = g.get("auto_ms")
+        rows.append([f"`{g['graph']}`", num(g.get("arcs")), ms(a),
+                     num(g["arcs"] / (a * 1e-3) / 1e6 if a and g.get("arcs") else None),
+                     ms(m.get(("spla", "scCSC"))), ms(m.get(("spla", "veCSC"))), ms(m.get(("spla", "scCOOC"))),
+                     ms(g.get("many_ms")), ms(m.get(("turbobc", ""))), ratio(g.get("vs_turbobc")),
+                     ratio(g.get("many_vs_turbobc")),
+                     ms(m.get(("spla-cpu", "auto"))), ms(m.get(("networkx", ""))),
+                     chk(all(g["checked"].values()) and g.get("many_checked") is not False
+                         if g["checked"] else None), mem_cell(g),
+                     mib(4 * (g["n"] + 1 + g["arcs"]) if g.get("n") and g.get("arcs") else None)])
+    return ("Median over sources of one single-source BC call (`sources=[s], batch_size=1`: set-up, the "
+            "sweeps, and the (n,) result copied to the host); \"in one call\": one call over all the drawn sources, "
+            "still one at a time (`sources=srcs, batch_size=1`), per source. "
+            "TurboBC: its own code on an H200 (issue #3), best of its kernels, time per source excluding upload and "
+            "launch gaps.\n\n"
+            + table(["graph", "arcs", "spla auto", "MTEPS", "scCSC", "veCSC", "scCOOC", "auto, in one call",
+                     "TurboBC (H200)", "TurboBC/spla", "TurboBC/spla in one call", "spla CPU", "networkx", "checked",
+                     "GPU mem: repeat call (first)", "(n+1+m)·4 B"], rows))
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims (the report's headlines)."""
+    out = []
+
+    def add(*args):
+        out.append(claim(*args))
+
+    bs = summarize(recs).values()
+    v = [g["vs_turbobc"] for g in bs if g.get("vs_turbobc") and (g.get("arcs") or 0) >= 10**6]
+    if v:
+        add("single-source BC (auto) vs TurboBC, graphs >= 1M arcs", f"{geomean(v):.2f}× geomean, {min(v):.2f}× min",
+            f">= {TARGETS['bc_single_vs_turbobc_geomean']}× geomean, > 1× each",
+            geomean(v) >= TARGETS["bc_single_vs_turbobc_geomean"] and min(v) > 1)
+    v = [g["many_vs_turbobc"] for g in bs if g.get("many_vs_turbobc") and (g.get("arcs") or 0) >= 10**6]
+    if v:
+        add("single-source BC (auto) vs TurboBC, per source of one call over the drawn sources, graphs >= 1M arcs",
+            f"{geomean(v):.2f}× geomean, {min(v):.2f}× min",
+            f">= {TARGETS['bc_single_vs_turbobc_geomean']}× geomean, > 1× each",
+            geomean(v) >= TARGETS["bc_single_vs_turbobc_geomean"] and min(v) > 1)
+    return out

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anchors import NETWORKIT_CLOSENESS_S
-from .timing import call_peak_bytes
+from .anchors import NETWORKIT_CLOSENESS_S, TARGETS
 from .core import Bench, host
 from .reference import allclose_report, closeness_of
+from .tables import chk, claim, geomean, mem_cell, ms, num, ratio, table
+from .timing import call_peak_bytes
 
 NAME = "closeness"
 GRAPHS = {
@@ -116,3 +117,30 @@ def summarize(records: list[dict]) -> dict:
         if g["ms"].get("spla") and g["ms"].get("networkit-16t"):
             g["vs_networkit"] = g["ms"]["networkit-16t"] / g["ms"]["spla"]
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    rows = []
+    for g in summarize(recs).values():
+        m = g["ms"]
+        rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(m.get("spla")),
+                     ms(m.get("networkit-16t")), ratio(g.get("vs_networkit")), ms(m.get("networkit")),
+                     ms(m.get("igraph")), "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
+                     chk(g.get("checked")), mem_cell(g)])
+    return table(["graph", "n", "arcs", "spla", "NetworKit 16t (anchor)", "NetworKit/spla", "NetworKit here",
+                  "igraph here", "networkx", "checked", "GPU mem: repeat call (first)"], rows)
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims (the report's headlines)."""
+    out = []
+
+    def add(*args):
+        out.append(claim(*args))
+
+    v = [g["vs_networkit"] for g in summarize(recs).values() if g.get("vs_networkit")]
+    if v:
+        add("closeness vs NetworKit (16 threads)", f"{min(v):.1f}× min, {geomean(v):.1f}× geomean",
+            f">= {TARGETS['closeness_vs_networkit']}× each", min(v) >= TARGETS["closeness_vs_networkit"])
+    return out

@@ -31,24 +31,21 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import anchors
 from . import graphs as G
+from .results import RESULTS_DIR
 from .timing import (MeasurementTimeout, copy_bandwidth, cpu_copy_bandwidth, cpu_time,
                      device_info, free_gpu_memory, gpu_available, gpu_peak_memory, gpu_time,
                      time_limit)
 
-SECTIONS = ["spmv", "bc_single", "bc_all", "closeness", "daccer", "pagerank", "yin",
-            "sriram", "shortness"]
-
-#: Share of the time budget each section may use (re-spread over the sections left).
-SHARES = {"spmv": 0.18, "bc_single": 0.17, "bc_all": 0.17, "closeness": 0.08,
-          "daccer": 0.09, "pagerank": 0.08, "yin": 0.09, "sriram": 0.05, "shortness": 0.09}
+#: a section's share of the time budget when the run names none for it
+DEFAULT_SHARE = 0.1
 
 DEFAULT_BUDGET_S = {"tiny": 120.0, "quick": 280.0, "full": 1500.0}
 
 #: Calls up to this long get a second memory probe once their lazy caches are built.
 WARM_PROBE_MAX_S = 5.0
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 SCHEMA = 1
 
@@ -71,7 +68,7 @@ class Options:
     measure_cap_s: float | None = None     # hard limit of one measurement
     use_cache: bool = True                 # .npz cache of generated graphs
     peers: bool = True                     # run CPU peers (spla CPU, networkx, ...)
-    sections: list[str] = field(default_factory=lambda: list(SECTIONS))
+    sections: list[str] = field(default_factory=list)  # names of the sections run
     argv: list[str] = field(default_factory=list)
 
     @property
@@ -122,10 +119,18 @@ def _jsonable(x: Any) -> Any:
 
 
 class Bench:
-    """State of one harness run; see the module docstring."""
+    """State of one harness run; see the module docstring.
 
-    def __init__(self, opts: Options):
+    ``shares``: each section's share of the time budget, by name (re-spread over the sections
+    left; :data:`DEFAULT_SHARE` for one not named); ``render``: ``render(data) -> str``, the
+    markdown written next to the JSON (none when not given).
+    """
+
+    def __init__(self, opts: Options, *, shares: dict[str, float] | None = None,
+                 render: Callable[[dict], str] | None = None):
         self.opts = opts
+        self.shares = dict(shares or {})
+        self.render = render
         if opts.device == "auto":
             self.gpu = gpu_available()
         elif opts.device == "gpu":
@@ -180,8 +185,6 @@ class Bench:
             data["sections"].pop(s, None)
         data["device"] = self.info
         data["runs"].append(run)
-        from . import anchors
-
         data["anchors"] = {k: getattr(anchors, k) for k in dir(anchors) if k.isupper()}
         return data
 
@@ -197,11 +200,11 @@ class Bench:
         except Exception as e:  # noqa: BLE001
             log(f"could not write {self.json_path}: {e}")
             return
+        if self.render is None:
+            return
         try:
-            from .report import markdown_report
-
             tmp = self.md_path.with_suffix(".md.tmp")
-            tmp.write_text(markdown_report(self.data))
+            tmp.write_text(self.render(self.data))
             os.replace(tmp, self.md_path)
         except Exception as e:  # noqa: BLE001
             log(f"could not write markdown: {type(e).__name__}: {e}")
@@ -218,8 +221,8 @@ class Bench:
     def start_section(self, name: str, remaining_sections: list[str]) -> None:
         now = time.perf_counter()
         left = self.deadline - now
-        shares = sum(SHARES.get(s, 0.1) for s in remaining_sections) or 1.0
-        self.section_deadline = now + left * SHARES.get(name, 0.1) / shares
+        shares = sum(self.shares.get(s, DEFAULT_SHARE) for s in remaining_sections) or 1.0
+        self.section_deadline = now + left * self.shares.get(name, DEFAULT_SHARE) / shares
         self.data["sections"][name] = {"status": "running", "mode": self.opts.mode,
                                        "allowance_s": round(self.section_deadline - now, 1)}
         log(f"== section {name} (allowance {self.section_deadline - now:.0f} s)")

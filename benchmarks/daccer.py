@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .anchors import TARGETS
 from .closeness import sample_check
 from .core import Bench, host
 from .reference import allclose_report, daccer_volume_of
+from .tables import chk, claim, ms, num, table
 
 NAME = "daccer"
 SIZES = {"tiny": [1000], "quick": [10_000, 1_000_000], "full": [10_000, 100_000, 1_000_000]}
@@ -57,3 +59,33 @@ def summarize(records: list[dict]) -> dict:
         g["ms"][r["radius"]] = r["median_ms"]
         g["checked"][r["radius"]] = r.get("checked")
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    rows = []
+    for g in summarize(recs).values():
+        rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs"))]
+                    + [ms(g["ms"].get(r)) for r in (0, 1, 2)]
+                    + [chk(all(v for v in g["checked"].values() if v is not None))])
+    return ("Targets (issue #3): BA n=1M m=4, radius 1 <= 50 ms, radius 2 <= 1 s.\n\n"
+            + table(["graph", "n", "arcs", "radius 0", "radius 1", "radius 2", "checked"], rows))
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims (the report's headlines)."""
+    out = []
+
+    def add(*args):
+        out.append(claim(*args))
+
+    d = summarize(recs).get("ba1M_m4")
+    if d:
+        r1, r2 = d["ms"].get(1), d["ms"].get(2)
+        if r1 is not None:
+            add("DACCER BA n=1M m=4, radius 1", ms(r1), f"<= {TARGETS['daccer_ba1M_m4_r1_ms']:.0f} ms",
+                r1 <= TARGETS["daccer_ba1M_m4_r1_ms"])
+        if r2 is not None:
+            add("DACCER BA n=1M m=4, radius 2", ms(r2), f"<= {TARGETS['daccer_ba1M_m4_r2_ms'] / 1e3:.0f} s",
+                r2 <= TARGETS["daccer_ba1M_m4_r2_ms"])
+    return out

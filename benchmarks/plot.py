@@ -1,9 +1,8 @@
-"""``python -m benchmarks.plot [results.json ...]``: plots and the tables of docs/benchmarks.md.
+"""``python -m benchmarks.plot [results.json ...]``: the plots of docs/benchmarks.md.
 
-With no argument, takes the newest ``benchmarks/results/<device>/<date>.json`` of
-every device.  Several files of one device are merged section by section (for
-each section, the file given last that has it wins), so separate runs of
-``--only`` sections combine.  For each device it draws, with matplotlib (Agg):
+With no argument, takes every ``benchmarks/results/<device>/<date>.json``, merged per device
+section by section (``benchmarks.results.merge``: each section from the newest file that has it).
+For each device it draws, with matplotlib (Agg):
 
 - ``docs/img/bench-times-<device>.png``: time per graph per system, log axis
   (single-source BC, all-sources BC, closeness; anchors hatched);
@@ -11,76 +10,20 @@ each section, the file given last that has it wins), so separate runs of
   kernel's, against the scale-free metric (the selection rule's calibration);
 - ``docs/img/bench-memory-<device>.png``: peak device memory against n + m.
 
-and rewrites the part of ``docs/benchmarks.md`` between
-``<!-- results:begin -->`` and ``<!-- results:end -->`` (the file is created with a
-header when missing; nothing outside the markers is touched).
+``python -m benchmarks.docs`` writes the page that shows them.
 """
 
 from __future__ import annotations
 
-from .timing import call_peak_bytes
-
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from .core import RESULTS_DIR
-from .report import markdown_tables
+from . import bc_all, bc_single, closeness, spmv
+from .results import default_inputs, merge
+from .timing import call_peak_bytes
 
 REPO = Path(__file__).resolve().parent.parent
-BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
-
-HEADER = """# Benchmarks
-
-How spla compares with the systems in its seeds (TurboBC, CUDACCER, Yin et al.,
-Sriram et al.) and with the tools users would otherwise pick (cuSPARSE, networkx,
-NetworKit, igraph), measured by one command on a machine with a GPU:
-
-    python -m benchmarks            # full run, ~25 min on an H100/H200
-    python -m benchmarks --quick    # ~5 min
-    python -m benchmarks.plot       # regenerate the plots and the tables below
-
-Every result is checked against a reference (networkx semantics, computed by
-SciPy code in `benchmarks/reference.py` on a sample of sources) before it is
-timed; times are CUDA-event medians after warm-up; graph upload is excluded and
-reported separately; peak device memory comes from CuPy's memory pool.  Numbers
-marked as anchors were measured by others (issues #2 and #3) and are quoted, not
-re-measured.  See `benchmarks/README.md` for the method.
-
-"""
-
-
-def _load(paths: list[Path]) -> dict[str, dict]:
-    """Merge result files per device slug (later files win section by section)."""
-    by_dev: dict[str, dict] = {}
-    for p in paths:
-        data = json.loads(Path(p).read_text())
-        slug = data.get("device", {}).get("slug", "unknown")
-        if slug not in by_dev:
-            by_dev[slug] = data
-            continue
-        cur = by_dev[slug]
-        secs = {r.get("section") for r in data.get("records", [])}
-        cur["records"] = [r for r in cur["records"] if r.get("section") not in secs] + data.get("records", [])
-        cur.setdefault("sections", {}).update(data.get("sections", {}))
-        for name, g in data.get("graphs", {}).items():
-            cur.setdefault("graphs", {}).setdefault(name, {}).update(g)
-        cur["runs"] = cur.get("runs", []) + data.get("runs", [])
-        cur["date"] = max(cur.get("date", ""), data.get("date", ""))
-        cur["device"] = data.get("device", cur.get("device"))
-    return by_dev
-
-
-def default_inputs() -> list[Path]:
-    """Every results JSON of every device folder under benchmarks/results, oldest first: merged by
-    :func:`_load`, each section shows its newest run."""
-    out = []
-    if RESULTS_DIR.is_dir():
-        for d in sorted(RESULTS_DIR.iterdir()):
-            out.extend(sorted(d.glob("*.json")))
-    return out
-
 
 # ------------------------------------------------------------------------------- plots
 def _plt():
@@ -94,8 +37,6 @@ def _plt():
 
 def plot_times(data: dict, path: Path) -> bool:
     """Grouped bars (log scale) of time per graph per system for the BC/closeness tables."""
-    from . import bc_all, bc_single, closeness
-
     recs = data.get("records", [])
     panels = []
     s = bc_single.summarize(recs)
@@ -142,8 +83,6 @@ def plot_times(data: dict, path: Path) -> bool:
 
 def plot_kernels(data: dict, path: Path) -> bool:
     """Kernel time / best kernel time against the scale-free metric (spmv and bc_single)."""
-    from . import bc_single, spmv
-
     recs = data.get("records", [])
     graphs = data.get("graphs", {})
     pts = {}  # (panel, kernel) -> [(metric, ratio, graph)]
@@ -230,55 +169,32 @@ def plot_memory(data: dict, path: Path) -> bool:
     return True
 
 
-# ---------------------------------------------------------------------------- docs page
-def update_markdown(md_path: Path, body: str) -> None:
-    """Replace the text between the markers in ``md_path`` (created with a header if missing)."""
-    if md_path.is_file():
-        text = md_path.read_text()
-    else:
-        text = HEADER
-    if BEGIN not in text or END not in text or text.index(BEGIN) > text.index(END):
-        text = text.rstrip() + f"\n\n{BEGIN}\n{END}\n"
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    md_path.parent.mkdir(parents=True, exist_ok=True)
-    md_path.write_text(f"{head}{BEGIN}\n{body.strip()}\n{END}{tail}")
+#: the plots drawn for each device: (kind, function, alt text); files docs/img/bench-<kind>-<device>.png
+PLOTS = (("times", plot_times, "time per graph per system"),
+         ("kernels", plot_kernels, "kernel time against the scale-free metric"),
+         ("memory", plot_memory, "peak device memory against n + m"))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.plot", description=__doc__.splitlines()[0])
-    p.add_argument("results", nargs="*", type=Path, help="results JSON files (default: every file of every device, newest section wins)")
+    p.add_argument("results", nargs="*", type=Path,
+                   help="results JSON files (default: every file of every device, newest section wins)")
     p.add_argument("--docs", type=Path, default=REPO / "docs", help="docs folder (default: <repo>/docs)")
-    p.add_argument("--no-plots", action="store_true", help="only regenerate the tables")
     args = p.parse_args(argv)
     paths = args.results or default_inputs()
     if not paths:
         print("no results JSON found (run `python -m benchmarks` first)", file=sys.stderr)
         return 1
-    devices = _load(paths)
     img = args.docs / "img"
-    blocks = []
-    for slug, data in devices.items():
-        pics = []
-        if not args.no_plots:
-            img.mkdir(parents=True, exist_ok=True)
-            for kind, fn, alt in (("times", plot_times, "time per graph per system"),
-                                  ("kernels", plot_kernels, "kernel time against the scale-free metric"),
-                                  ("memory", plot_memory, "peak device memory against n + m")):
-                out = img / f"bench-{kind}-{slug}.png"
-                try:
-                    if fn(data, out):
-                        pics.append(f"![{alt}](img/{out.name})")
-                        print(f"wrote {out}")
-                except Exception as e:  # noqa: BLE001
-                    print(f"plot {kind} failed: {type(e).__name__}: {e}", file=sys.stderr)
-        dev = data.get("device", {})
-        blocks.append(f"## {dev.get('name', slug)} ({data.get('date', '')})\n\n"
-                      + markdown_tables(data, level=3)
-                      + ("\n### Plots\n\n" + "\n\n".join(pics) + "\n" if pics else ""))
-    md = args.docs / "benchmarks.md"
-    update_markdown(md, "\n\n".join(blocks))
-    print(f"updated {md}")
+    img.mkdir(parents=True, exist_ok=True)
+    for slug, data in merge(paths).items():
+        for kind, fn, _ in PLOTS:
+            out = img / f"bench-{kind}-{slug}.png"
+            try:
+                if fn(data, out):
+                    print(f"wrote {out}")
+            except Exception as e:  # noqa: BLE001
+                print(f"plot {kind} failed: {type(e).__name__}: {e}", file=sys.stderr)
     return 0
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .closeness import sample_check
-from .timing import call_peak_bytes
 from .core import Bench
 from .reference import sum_of_distances_of
+from .tables import chk, mem_cell, ms, num, table
+from .timing import call_peak_bytes
 
 NAME = "shortness"
 GRAPHS = {
@@ -61,3 +62,19 @@ def summarize(records: list[dict]) -> dict:
         elif r.get("est_total_ms") is not None:
             g["ms"][r["system"] + " (est.)"] = r["est_total_ms"]
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    rows = []
+    for g in summarize(recs).values():
+        m = g["ms"]
+        rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(m.get("spla")),
+                     num(g.get("nm_per_s")), "~" + ms(m["networkx (est.)"]) if m.get("networkx (est.)") else "–",
+                     chk(g.get("checked")), mem_cell(g)])
+    return table(["graph", "n", "arcs", "spla", "n·m/t", "networkx", "checked", "GPU mem: repeat call (first)"], rows)
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims: none."""
+    return []

@@ -19,9 +19,10 @@ import random
 
 import numpy as np
 
-from .timing import call_peak_bytes
 from .core import Bench, host
 from .reference import allclose_report, betweenness_subset
+from .tables import chk, mem_cell, ms, num, table
+from .timing import call_peak_bytes
 
 NAME = "sriram"
 CASES = {"tiny": [("kron10", 64)], "quick": [("kron18", 4096)], "full": [("kron18", 4096)]}
@@ -88,3 +89,16 @@ def summarize(records: list[dict]) -> dict:
                            "ms": r["median_ms"], "teps": r.get("teps"), "checked": r.get("checked"),
                            "mem": call_peak_bytes(r), "mem_first": call_peak_bytes(r, "first")}
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    rows = [[f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), num(g.get("k")), ms(g.get("ms")),
+             num(g.get("teps")), chk(g.get("checked")), mem_cell(g)]
+            for g in summarize(recs).values()]
+    return table(["graph", "n", "arcs", "k sources", "spla", "k·m/t", "checked", "GPU mem: repeat call (first)"], rows)
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims: none."""
+    return []

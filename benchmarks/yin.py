@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import bc_all, closeness
 from .core import Bench, host
+from .tables import chk, ms, num, table
 
 NAME = "yin"
 GRAPHS = {"tiny": ["jazz"], "quick": ["musae-facebook"], "full": ["musae-facebook", "wave"]}
@@ -77,3 +79,30 @@ def summarize(records: list[dict]) -> dict:
         elif r.get("status") == "reused":
             g["ms"].setdefault(r["measure"], "see " + r.get("reused_from", ""))
     return per
+
+
+def markdown(recs) -> str:
+    """The section's markdown table(s) of the records ``recs``."""
+    ball = bc_all.summarize(recs)
+    clo = closeness.summarize(recs)
+    rows = []
+    crow = []
+    for g in summarize(recs).values():
+        m = g["ms"]
+        bc_t = m.get("betweenness")
+        if isinstance(bc_t, str):
+            bc_t = ball.get(g["graph"], {}).get("ms", {}).get("spla", bc_t)
+        cl_t = m.get("closeness")
+        if isinstance(cl_t, str):
+            cl_t = clo.get(g["graph"], {}).get("ms", {}).get("spla", cl_t)
+        rows.append([f"`{g['graph']}`", num(g.get("n")), num(g.get("arcs")), ms(bc_t), ms(cl_t),
+                     ms(m.get("pagerank"))])
+        for (pair, method), (val, ok) in sorted(g["corr"].items()):
+            crow.append([f"`{g['graph']}`", pair.replace("~", " ~ "), method, num(val, 4), chk(ok)])
+    return (table(["graph", "n", "arcs", "BC (all sources)", "closeness", "PageRank"], rows) + "\n"
+            + table(["graph", "pair", "method", "correlation", "checked"], crow))
+
+
+def headlines(recs) -> list[dict]:
+    """The section's performance claims: none."""
+    return []

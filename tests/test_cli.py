@@ -2,10 +2,13 @@
 Ctrl-C, the report, and one real graph compared with networkx.
 
 Most tests run the command as a subprocess (``python -m spla`` with PYTHONPATH set to
-the repository).  Tests about the output use a fake ``algorithms`` package (written to
-a temporary directory put first on PYTHONPATH), so they do not depend on the real
-algorithms' speed; the comparison with networkx uses the real ones and is skipped
-when they cannot be imported.
+the repository).  Tests about the output swap the functions of the command's registry of
+measures (``spla.cli.measures.MEASURES``) for cheap, predictable fakes, so they do not
+depend on the real algorithms' speed: in a subprocess through a ``sitecustomize`` module
+(written to a temporary directory put first on PYTHONPATH) that replaces the registry's
+entries when the interpreter starts, so that ``python -m spla`` itself runs; in-process
+with the ``fake_measures`` fixture.  The comparison with networkx uses the real ones and
+is skipped when they cannot be imported.
 """
 
 from __future__ import annotations
@@ -28,8 +31,6 @@ from conftest import shared_graphs
 REPO = Path(__file__).resolve().parents[1]
 
 
-
-
 def real_algorithms() -> bool:
     try:
         from spla import algorithms
@@ -48,10 +49,10 @@ def gpu_present() -> bool:
 needs_algorithms = pytest.mark.skipif(not real_algorithms(), reason="algorithms package not importable yet")
 needs_shared = pytest.mark.skipif(shared_graphs() is None, reason="../shared/graphs not present")
 
-FAKE_ALGORITHMS = '''
-"""A stand-in for the algorithms package: cheap, predictable values, and hooks to be
-slow (FAKE_SLOW=<marker file>) or to fail (FAKE_FAIL=1) in the middle of a run."""
-import os, time
+FAKE_MEASURES = '''
+"""Stand-ins for the functions of spla's CLI registry of measures: cheap, predictable values,
+and hooks to be slow (FAKE_SLOW=<marker file>) or to fail (FAKE_FAIL=1) in the middle of a run."""
+import dataclasses, os, time
 import numpy as np
 import spla
 
@@ -91,23 +92,47 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
 def degree_centrality(A, *, device=None):
     return _deg(A) / max(A.shape[0] - 1, 1)
 
-def bfs_levels(A, source, *, device=None, kernel="auto"):
-    lv = np.full(A.shape[0], -1, dtype=np.int64)
-    lv[source] = 0
-    return lv
+FAKES = {"bc": betweenness_centrality, "closeness": closeness_centrality, "harmonic": harmonic_centrality,
+         "distance-sum": sum_of_distances, "pagerank": pagerank, "daccer": daccer_volumes,
+         "degree": degree_centrality}
 
-def rank_correlation(x, y, method="spearman"):
-    return float(np.corrcoef(x, y)[0, 1])
+def install(registry):
+    """Replace the function of every measure of ``registry`` by its fake."""
+    assert set(registry) == set(FAKES), sorted(registry)
+    for key, fn in FAKES.items():
+        registry[key] = dataclasses.replace(registry[key], function=fn)
+'''
+
+SITECUSTOMIZE = '''
+# run by the interpreter at start-up (this directory is first on PYTHONPATH): the registry of
+# measures of ``python -m spla`` computes the fakes
+from spla.cli import measures
+import spla_cli_fakes
+
+spla_cli_fakes.install(measures.MEASURES)
 '''
 
 
 @pytest.fixture
 def fake(tmp_path_factory):
-    """Directory holding the fake ``algorithms`` package."""
+    """Directory whose ``sitecustomize`` makes the command's measures the fakes."""
     d = tmp_path_factory.mktemp("fake")
-    (d / "algorithms").mkdir()
-    (d / "algorithms" / "__init__.py").write_text(FAKE_ALGORITHMS)
+    (d / "spla_cli_fakes.py").write_text(FAKE_MEASURES)
+    (d / "sitecustomize.py").write_text(SITECUSTOMIZE)
     return d
+
+
+@pytest.fixture
+def fake_measures(monkeypatch):
+    """The fakes in this process: the registry's entries swapped for the test's duration."""
+    from spla.cli import measures
+
+    namespace = {}
+    exec(compile(FAKE_MEASURES, "spla_cli_fakes", "exec"), namespace)
+    for key in list(measures.MEASURES):
+        monkeypatch.setitem(measures.MEASURES, key, measures.MEASURES[key])  # restored afterwards
+    namespace["install"](measures.MEASURES)
+    return namespace["FAKES"]
 
 
 def _env(fake_dir=None, **extra):
@@ -177,8 +202,8 @@ def test_bad_files(tmp_path, name, text, pattern):
     ("utf16.csv", "a,b\nb,c\nc,a".encode("utf-16"), r"utf16\.csv:1: .*UTF-16 .*save it as UTF-8"),
     ("huge.mtx", (MM + "1000000000000000 1000000000000000 1\n1 1\n").encode(), r"huge\.mtx:2: the size line declares"),
 ])
-def test_bad_files_that_were_internal_errors(tmp_path, name, data, pattern):
-    """Input errors that came out as 'spla: internal error' (exit 1) or as a graph with NUL-byte labels."""
+def test_bad_files_are_input_errors(tmp_path, name, data, pattern):
+    """Input errors, not 'spla: internal error' (exit 1) or a graph with NUL-byte labels."""
     (tmp_path / name).write_bytes(data)
     for cmd in ("centrality", "info"):
         assert_one_line_error(spla_cmd(cmd, name, "--device", "cpu", cwd=tmp_path), pattern)
@@ -409,7 +434,7 @@ def test_output_through_a_symlink_and_to_stdout(tmp_path, fake):
 
 
 def test_out_that_is_the_input_file_is_refused(tmp_path, fake):
-    """--out naming the input graph (directly, or through a link) used to replace the graph with the table."""
+    """--out naming the input graph (directly, or through a link) is refused: the table would replace the graph."""
     graph = write(tmp_path, "g.txt", "1 2\n2 3\n")
     (tmp_path / "link.txt").symlink_to(graph)
     for given, out in (("g.txt", "g.txt"), ("g.txt", "./g.txt"), ("link.txt", "g.txt"), ("g.txt", "link.txt")):
@@ -426,8 +451,8 @@ def test_out_that_is_the_input_file_is_refused(tmp_path, fake):
     ("/proc/res.csv", r"--out /proc/res\.csv: "),  # root may write in /proc, but not create a file there
 ])
 def test_bad_out_paths_are_one_line_errors(tmp_path, fake, out, pattern):
-    """These were internal errors (exit 1), or ('res.csv/') wrote a file res.csv.  (-q: a failure to
-    write comes after the measures, and their report.)"""
+    """Outputs that cannot be written are input errors (exit 2), and 'res.csv/' writes no file res.csv.
+    (-q: a failure to write comes after the measures, and their report.)"""
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     res = spla_cmd("centrality", "g.txt", "--out", out, "-q", cwd=tmp_path, fake_dir=fake)
     assert_one_line_error(res, pattern)
@@ -437,8 +462,8 @@ def test_bad_out_paths_are_one_line_errors(tmp_path, fake, out, pattern):
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 def test_out_that_is_a_fifo_or_device_is_written_into(tmp_path, fake):
     """--out /dev/null, /dev/stdout or a FIFO is written into: renaming a temporary file over it (as
-    for a regular file) replaced /dev/null with a regular file when run as root, and a FIFO's reader
-    never got the table."""
+    for a regular file) would replace /dev/null with a regular file when run as root, and a FIFO's
+    reader would never get the table."""
     write(tmp_path, "g.txt", "1 2\n2 3\n")
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
@@ -461,8 +486,8 @@ def test_out_that_is_a_fifo_or_device_is_written_into(tmp_path, fake):
 
 def test_stdout_table_is_utf8_whatever_the_locale(tmp_path, fake):
     """With a stdout encoding that lacks a label's characters (PYTHONIOENCODING=ascii, a cp1252
-    console), the table used to stop half-way with a UnicodeEncodeError (exit 2); it is UTF-8, as
-    in a file."""
+    console), the table is UTF-8, as in a file, rather than stopping half-way with a
+    UnicodeEncodeError."""
     (tmp_path / "g.csv").write_text("source,target\nZürich,Genève\n東京,Zürich\n", encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "spla", "centrality", "g.csv", "--measures", "degree", "-q"],
                           cwd=tmp_path, env=_env(fake, PYTHONIOENCODING="ascii"), capture_output=True)
@@ -577,6 +602,38 @@ def test_progress_bar_draws_only_when_enabled():
     assert s2.getvalue() == ""
 
 
+def test_registry_holds_the_algorithms():
+    """Each measure's entry holds its spla.algorithms function itself, and the parser offers the
+    registry's measures and the engine's kernels."""
+    from spla import KERNELS, algorithms
+    from spla.cli import MEASURES, build_parser
+
+    assert {k: m.function for k, m in MEASURES.items()} == {
+        "bc": algorithms.betweenness_centrality, "closeness": algorithms.closeness_centrality,
+        "harmonic": algorithms.harmonic_centrality, "distance-sum": algorithms.sum_of_distances,
+        "pagerank": algorithms.pagerank, "daccer": algorithms.daccer_volumes,
+        "degree": algorithms.degree_centrality}
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["centrality"]
+    options = {a.dest: a for a in sub._actions}
+    assert options["kernel"].metavar == "{auto," + ",".join(KERNELS) + "}"
+    assert options["kernel"].type("VECSC") == "veCSC"
+    assert ",".join(MEASURES) in options["measures"].help
+
+
+def test_registry_seam_in_process(tmp_path, fake_measures, capsys):
+    """main() in this process calls the registry's functions with the keywords of each entry."""
+    from spla import cli
+
+    write(tmp_path, "g.txt", "1 2\n2 3\n3 3\n")
+    rc = cli.main(["centrality", str(tmp_path / "g.txt"), "--measures", "daccer,degree,distance-sum", "--radius",
+                   "3", "--top", "1", "--device", "cpu"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    # fakes: daccer = out-degree (self-loops counted) * radius, distance-sum = out-degree without them
+    assert out.splitlines() == ["vertex,daccer,degree,distance-sum", "1,3,0.5,1", "2,3,0.5,1", "3,3,0.5,0"]
+    assert "top 1 by distance-sum" in err and "reached" not in err  # the fake reaches every vertex
+
+
 def test_parse_measures():
     from spla.cli import MEASURES, UsageError, parse_measures
 
@@ -668,7 +725,7 @@ def test_graph_from_stdin_that_is_a_terminal(tmp_path, fake):
 
 
 def test_top_table_leaves_out_nan_and_says_so():
-    from spla.cli import _top_table
+    from spla.cli.report import top_table as _top_table
 
     lines = _top_table("bc", np.array([0.5, np.nan, 0.25]), ["a", "b", "c"], 5)
     assert lines[0].startswith("top 2 by bc")
@@ -681,7 +738,7 @@ def test_top_table_leaves_out_nan_and_says_so():
 def test_top_table_ranks_distance_sums_by_reach_first():
     """A vertex of a small component has a small distance sum; it must not outrank the
     vertices that reach more of the graph (an isolated vertex's sum is 0)."""
-    from spla.cli import _top_table
+    from spla.cli.report import top_table as _top_table
 
     sums, reach = np.array([0, 1, 1, 4, 3, 4]), np.array([1, 2, 2, 4, 4, 4])
     lines = _top_table("distance-sum", sums, list("abcdef"), 4, reach)
@@ -707,9 +764,8 @@ def test_distance_sum_top_table_on_a_disconnected_graph(tmp_path):
 @needs_algorithms
 @pytest.mark.parametrize("directed", [True, False])
 def test_self_loops_count_where_networkx_counts_them(tmp_path, directed):
-    """pagerank, degree and daccer count self-loops as networkx does (the CLI used to drop them
-    for every measure: PageRank and degree then differed from networkx's); bc and closeness
-    ignore them, as networkx."""
+    """pagerank, degree and daccer count self-loops as networkx does (dropping them would make
+    PageRank and degree differ from networkx's); bc and closeness ignore them, as networkx."""
     nx = pytest.importorskip("networkx")
     edges = [(1, 2), (2, 2), (2, 3), (3, 1), (3, 4), (4, 4), (5, 5)]
     write(tmp_path, "g.txt", "".join(f"{u} {v} {w}\n" for w, (u, v) in enumerate(edges, 1)))
@@ -755,8 +811,7 @@ def test_centrality_on_bundled_graph(tmp_path):
 
 @needs_algorithms
 def test_main_job_does_not_import_networkx(tmp_path, device):
-    """Importing networkx costs 0.3-1 s of every run (it was half the first betweenness call on the
-    H100); a graph file never needs it."""
+    """A graph file never needs networkx, whose import would cost every run (docs/decisions/benchmarks.md)."""
     (tmp_path / "g.txt").write_text("0 1\n1 2\n2 0\n2 3\n3 3\n")
     script = ("import sys\nfrom spla import cli\n"
               f"rc = cli.main(['centrality', 'g.txt', '--device', '{device}', '--out', 'o.csv', '--quiet', "

@@ -1,0 +1,214 @@
+"""The two commands, ``spla centrality`` and ``spla info``: check the options, read the graph, call
+the algorithms, write the table and the report."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import sys
+import time
+
+import numpy as np
+
+import spla
+from spla.algorithms import bfs_levels
+from spla.algorithms.degree import degree_parts
+from spla.io import GraphFormatError, check_weights
+
+from .errors import EXIT_OK, UsageError
+from .inputs import load_graph, resolve_device
+from .measures import MEASURES, parse_measures
+from .memory import estimate_device_memory, human_bytes
+from .output import check_output_path, write_table
+from .progress import ProgressBar
+from .report import (Reporter, correlation_lines, count, directed_text, kernel_text, loops_text, size_text,
+                     top_table)
+
+__all__ = ["cmd_centrality", "cmd_info", "COMMANDS"]
+
+
+def _call(fn, A, **kwargs):
+    """Call an algorithm with the keyword arguments its signature accepts."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return fn(A, **kwargs)
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    return fn(A, **kwargs)
+
+
+def _host(x) -> np.ndarray:
+    """A NumPy copy of an algorithm's result (NumPy or CuPy)."""
+    if hasattr(x, "get") and not isinstance(x, np.ndarray):
+        x = x.get()
+    return np.asarray(x)
+
+
+def cmd_centrality(args) -> int:
+    """``spla centrality``: compute the measures, write the table, report on stderr."""
+    measures = parse_measures(args.measures)
+    if args.radius < 0:
+        raise UsageError(f"--radius must be >= 0, got {args.radius}")
+    if args.samples is not None and args.samples < 1:
+        raise UsageError(f"--samples must be >= 1, got {args.samples}")
+    if not (0.0 < args.alpha < 1.0) or math.isnan(args.alpha):
+        raise UsageError(f"--alpha must be in (0, 1), got {args.alpha}")
+    if args.max_iter < 1:
+        raise UsageError(f"--max-iter must be >= 1, got {args.max_iter}")
+    if not args.tol > 0 or math.isinf(args.tol):
+        raise UsageError(f"--tol must be a positive number, got {args.tol}")
+    if args.top < 0:
+        raise UsageError(f"--top must be >= 0, got {args.top}")
+    if args.out == "-":
+        args.out = None  # stdout
+    check_output_path(args.out, None if args.graph in (None, "-") else args.graph)
+    device = resolve_device(args.device)
+    say = Reporter(args.quiet, hold=True)
+    if (args.samples is not None or args.seed is not None) and "bc" not in measures:
+        say("note        --samples and --seed apply to bc, which is not in --measures")
+    elif args.seed is not None and args.samples is None:
+        say("note        --seed is used with --samples only; betweenness is exact")
+    if (args.max_iter != 100 or args.tol != 1e-6) and "pagerank" not in measures:
+        say("note        --max-iter and --tol apply to pagerank, which is not in --measures")
+
+    g, name, _ = load_graph(args, say)
+    weighted_file = g.weights is not None
+    if weighted_file:
+        users = [m for m in measures if MEASURES[m].weighted]
+        others = [m for m in measures if not MEASURES[m].weighted]
+        if users:
+            try:
+                check_weights(g.weights, "finite_nonnegative", lines=g.lines, path=name, what="edge weights")
+            except GraphFormatError as e:
+                raise GraphFormatError(f"{e} for {', '.join(users)} (leave it out of --measures to ignore "
+                                       f"the weights)") from None
+        if others:
+            say(f"note        the file has edge weights; {', '.join(others)} "
+                f"{'is unweighted in spla and ignores' if len(others) == 1 else 'are unweighted in spla and ignore'}"
+                " them")
+
+    # the loop-free matrix for the shortest-path measures (and the size, the kernel); pagerank,
+    # degree and daccer get the self-loops, which networkx counts in them
+    A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
+    loops = [m for m in measures if MEASURES[m].loops] if g.self_loops else []
+    AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if loops else A
+    Aw = g.to_matrix(device=A.device, drop_self_loops=False, weighted=True) \
+        if weighted_file and "pagerank" in measures else AL
+    say(f"size        {size_text(g, A)}")
+    say(f"directed    {directed_text(g, args)}")
+    say(f"self-loops  {loops_text(g.self_loops, measures, loops)}")
+    say(f"device      {A.device}")
+    say(f"kernel      {kernel_text(A, args.kernel)}")
+
+    samples = args.samples
+    if samples is not None and samples >= g.n:
+        say(f"note        --samples {samples} >= {g.n} vertices: computing exact betweenness")
+        samples = None
+    say.release()  # the input is good: from here on, report as we go
+
+    opts = copy.copy(args)  # the options as the measures take them: --samples as used
+    opts.samples = samples
+    show_bar = sys.stderr.isatty() and not args.quiet
+    results, timings, reach = {}, {}, {}
+    for key in measures:
+        m = MEASURES[key]
+        bar = ProgressBar(key, enabled=show_bar)
+        kw = m.keywords(opts, device=A.device, progress=bar)
+        t0 = time.perf_counter()
+        try:
+            values = _call(m.function, Aw if m.weighted else AL if m.loops else A, **kw)
+        finally:
+            bar.close()
+        if m.reach:  # (sums, vertices reached): the top table ranks by both
+            values, reached = values
+            reach[key] = _host(reached)
+        values = _host(values)
+        timings[key] = time.perf_counter() - t0
+        if values.shape != (g.n,):
+            raise RuntimeError(f"algorithms.{m.function.__name__} returned shape {values.shape}, expected ({g.n},)")
+        results[key] = values
+        say(f"{key:<12}{timings[key]:8.3f} s")
+
+    write_table(args.out, ["vertex", *measures], [g.labels, *(results[k] for k in measures)])
+    if args.out is not None:
+        say(f"wrote       {args.out} ({count(g.n, 'rows')})")
+    if args.top:
+        for key in measures:
+            say()
+            for line in top_table(key, results[key], g.labels, args.top, reach.get(key)):
+                say(line)
+    if args.correlations:
+        say()
+        if len(measures) < 2 or g.n < 2:
+            say("note        --correlations needs at least two measures and two vertices")
+        else:
+            for line in correlation_lines(results, measures):
+                say(line)
+    return EXIT_OK
+
+
+def cmd_info(args) -> int:
+    """``spla info``: size, directedness, degrees, kernel choice, BFS depth, memory estimates."""
+    out = print  # info's report is its output: stdout
+    device = resolve_device(args.device)
+    g, name, description = load_graph(args, lambda text="": None)
+    A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
+    # degrees as networkx counts them (and the degree measure reports them): a self-loop adds 2 to an
+    # undirected vertex's degree, 1 to a directed vertex's out- and in-degree
+    AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if g.self_loops else A
+    _, arcs_out, arcs_in, loops = degree_parts(AL)
+    deg_out = _host(arcs_out) if g.directed else _host(arcs_out) + _host(loops)  # on the host: A may be on another GPU
+    out(f"graph              {description}")
+    for note in g.notes:
+        out(f"note               {note}")
+    out(f"vertices           {g.n:,}")
+    if g.directed:
+        out(f"arcs               {A.nnz:,}")
+    else:
+        out(f"arcs               {A.nnz:,} ({count(A.nnz // 2, 'undirected edges')})")
+    out(f"directed           {directed_text(g, args)}")
+    out(f"self-loops         {g.self_loops:,} (counted by pagerank, degree and daccer, as networkx counts them; "
+        f"the shortest-path measures ignore them)")
+    if g.weights is not None:
+        w = g.weights
+        finite = np.isfinite(w)
+        extra = "" if finite.all() else f"; {int((~finite).sum()):,} NaN/inf"
+        lo = float(w[finite].min()) if finite.any() else float("nan")
+        hi = float(w[finite].max()) if finite.any() else float("nan")
+        out(f"weights            yes, {lo:.6g} .. {hi:.6g}{extra} (used by pagerank only)")
+    else:
+        out("weights            none")
+    label = "out-degree" if g.directed else "degree"
+    loop_note = "" if not g.self_loops else \
+        " (self-loops count once)" if g.directed else " (a self-loop counts twice, as in networkx)"
+    out(f"{label:<19}max {int(deg_out.max()):,}, mean {deg_out.mean():.3f}, std {deg_out.std():.3f}{loop_note}")
+    if g.directed:
+        deg_in = _host(arcs_in)
+        out(f"{'in-degree':<19}max {int(deg_in.max()):,}, mean {deg_in.mean():.3f}, std {deg_in.std():.3f}"
+            f"{loop_note}")
+    out(f"scale-free metric  {spla.scale_free_metric(A):.6g}")
+    out(f"kernel             {kernel_text(A, 'auto')}")
+    out(f"device             {A.device}")
+
+    src = int(np.argmax(deg_out))
+    t0 = time.perf_counter()
+    levels = _host(_call(bfs_levels, A, source=src, device=A.device))
+    dt = time.perf_counter() - t0
+    depth = int(levels.max())
+    reached = int((levels >= 0).sum())
+    bound = f"; the diameter of its component is between {depth} and {2 * depth}" if not g.directed else ""
+    out(f"BFS depth          {depth} levels from vertex {g.labels[src]} (max {label} {int(deg_out[src]):,}), "
+        f"reaching {reached:,} of {g.n:,} vertices{bound} ({dt:.3f} s)")
+    out("device memory (estimates; the batch sizes adapt to the free memory):")
+    est = estimate_device_memory(g.n, A.nnz, directed=g.directed, weighted=g.weights is not None)
+    width = max(len(k) for k in est)
+    for key in MEASURES:
+        b, why = est[key]
+        out(f"  {key:<{width}}  {human_bytes(b):>10}  ({why})")
+    return EXIT_OK
+
+
+#: the function of each command (``args.command``)
+COMMANDS = {"centrality": cmd_centrality, "info": cmd_info}

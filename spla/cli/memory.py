@@ -1,0 +1,60 @@
+"""The device memory each measure needs, as ``spla info`` estimates it."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["estimate_device_memory", "human_bytes"]
+
+
+def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool = False, radius: int = 2,
+                           batch: int | None = None) -> dict:
+    """Rough device memory each measure needs: ``{measure: (bytes, explanation)}``.
+
+    n vertices, nnz stored arcs (without self-loops; an undirected edge is 2 arcs).
+    The matrix takes n + 1 + nnz index words in CSC (4 bytes each while they fit in int32,
+    else 8), twice for a directed graph whose algorithms also need the transpose.  On
+    top of it:
+
+    * bc: 64 bytes per vertex per source of a batch (sigma, delta, frontier, levels and
+      temporaries: ``algorithms.betweenness.BYTES_PER_VERTEX_SOURCE``); shown for a batch
+      of ``batch`` sources (default min(n, 256)).  The real batch adapts to free memory,
+      so this is what a comfortable run uses; the minimum is one source.
+    * closeness, harmonic, distance-sum, daccer (radius >= 2): a bit-parallel BFS over
+      blocks of 64 W sources, 37 bytes per vertex per 64-bit word
+      (``algorithms.distances.BYTES_PER_WORD_ROW``), shown for W = min(ceil(n/64), 16),
+      plus two float64 accumulators per vertex.
+    * pagerank: the values (8 bytes per arc when weighted) and five float64 vectors.
+    * degree: three int64 vectors.
+    """
+    idx = 4 if max(n + 1, nnz) < 2**31 - 1 else 8
+    csc = (n + 1 + nnz) * idx
+    matrix = csc * (2 if directed else 1)
+    mat_txt = f"matrix {human_bytes(matrix)}" + (" incl. transpose" if directed else "")
+    k = batch if batch is not None else max(1, min(n, 256))
+    words = max(1, min(math.ceil(n / 64), 16))
+    bfs = 37 * n * words + 2 * 8 * n
+    out = {
+        "bc": (matrix + 64 * n * k, f"{mat_txt} + {human_bytes(64 * n * k)} for a batch of {k} sources"),
+        "closeness": (matrix + bfs, f"{mat_txt} + {human_bytes(bfs)} for blocks of {64 * words} sources"),
+        "harmonic": (matrix + bfs, f"{mat_txt} + {human_bytes(bfs)} for blocks of {64 * words} sources"),
+        "distance-sum": (matrix + bfs, f"{mat_txt} + {human_bytes(bfs)} for blocks of {64 * words} sources"),
+    }
+    if radius >= 2:
+        out["daccer"] = (matrix + bfs + 8 * n, f"{mat_txt} + {human_bytes(bfs + 8 * n)} for blocks of "
+                                               f"{64 * words} vertices (radius {radius})")
+    else:
+        out["daccer"] = (matrix + 3 * 8 * n, f"{mat_txt} + {human_bytes(3 * 8 * n)} (radius {radius})")
+    vals = 8 * nnz if weighted else 0
+    out["pagerank"] = (matrix + vals + 5 * 8 * n, f"{mat_txt} + " + (f"values {human_bytes(vals)} + " if vals else "")
+                       + f"{human_bytes(5 * 8 * n)} vectors")
+    out["degree"] = (csc + 3 * 8 * n, f"matrix {human_bytes(csc)} + {human_bytes(3 * 8 * n)} vectors")
+    return out
+
+
+def human_bytes(b: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if b < 1024 or unit == "TiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return f"{b:.1f} TiB"  # pragma: no cover
