@@ -97,28 +97,11 @@ import numbers
 import numpy as np
 
 from . import device as _dev
+from . import tuning as _tuning
 from .backends import for_device
 from .backends import gpu as _gpu
 from .errors import DomainMismatch, KernelUnavailable
 from .matrix import Matrix
-
-VECTOR_SCF = 1000.0
-COOC_SKEW = 64.0
-BLOCK_K = 8
-#: blocks whose rows are at most this many bytes (and whole 16-byte pieces) go to veCSC's row pieces
-ROWS_MAX_BYTES = 512
-#: the cost of a push in arcs: PUSH_COST per arc pushed plus PUSH_FIXED_ARCS (see the module docstring)
-PUSH_COST = 2.0
-PUSH_FIXED_ARCS = 1.5e6
-#: a pull whose computed outputs hold at most this fraction of the arcs is given masked="sparse"
-SPARSE_PULL = 0.5
-#: one-vector products with a mask of unknown density on hub graphs of at least this many waves of the
-#: device in stored arcs get scCSC's warp tiles (see the module docstring)
-UNKNOWN_TILES_WAVES = 40
-#: one-vector products that the metric sends to veCSC go to scCOOC below this many waves of the device
-#: in stored arcs (see the module docstring; 0 turns the exception off)
-COOC_SMALL_WAVES = 4
-
 
 def scale_free_metric(A) -> float:
     """scf(A) = Σ_{stored (i, j)} outdeg(i)·outdeg(j) / nnz   (float; 0.0 for an empty matrix).
@@ -206,13 +189,21 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
                              f"got {given!r:.80}")
     if semiring is not None and dtype not in semiring.dtypes:
         raise semiring.dtype_error(dtype, "choose_kernel")
+    t = _tuning.current()
     if push_arcs is not None or pull_arcs is not None:
-        return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs)
+        return _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs, t)
+    return _choose_cached(A, k, semiring, dtype, masked, t)
+
+
+def _choose_cached(A, k, semiring, dtype, masked, t):
+    """:func:`_choose`, decided once per matrix and setting (products in a loop ask again and again)."""
     # what the one-vector rules see of the mask: "unknown", "sparse" or "none" ("dense" is no mask to them)
     mask = {True: "unknown", "sparse": "sparse"}.get(masked, "none") if int(k) == 1 else "none"
-    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, mask)
-    if key not in A._cache:  # products in a loop ask again and again: decide once per matrix
-        A._cache[key] = _choose(A, k, semiring, dtype, mask)
+    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, mask,
+           t.vector_scf, t.cooc_skew, t.block_k, t.rows_max_bytes, t.unknown_tiles_waves, t.cooc_small_waves,
+           t.vecsc_fill_threads)
+    if key not in A._cache:
+        A._cache[key] = _choose(A, k, semiring, dtype, mask, t)
     return A._cache[key]
 
 
@@ -235,7 +226,8 @@ def direction_cost(A, kernel, push_arcs, pull_arcs) -> float:
     """The modelled cost, in arcs, of a product by ``kernel`` whose non-identity inputs leave
     ``push_arcs`` arcs and whose computed outputs receive ``pull_arcs`` (A: outputs are its columns)."""
     if kernel == "push":
-        return PUSH_COST * float(push_arcs) + PUSH_FIXED_ARCS
+        t = _tuning.current()
+        return t.push_cost * float(push_arcs) + t.push_fixed_arcs
     if kernel == "scCOOC":
         return float(A.nnz)
     return float(pull_arcs)
@@ -243,18 +235,18 @@ def direction_cost(A, kernel, push_arcs, pull_arcs) -> float:
 
 def may_push(A) -> bool:
     """Whether a push can ever cost less than a pull of A's products (outputs are A's columns): a pull
-    costs at most every stored arc, a push at least PUSH_FIXED_ARCS.  A caller that would count arcs
-    only to choose the direction can skip the counting when this is False."""
-    return float(A.nnz) > PUSH_FIXED_ARCS
+    costs at most every stored arc, a push at least the tuning's push_fixed_arcs.  A caller that would
+    count arcs only to choose the direction can skip the counting when this is False."""
+    return float(A.nnz) > _tuning.current().push_fixed_arcs
 
 
-def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
+def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs, t):
     """choose_kernel with the work of both directions known (see the module docstring)."""
     push = _arc_count("push_arcs", push_arcs)
     pull = _arc_count("pull_arcs", pull_arcs)
     if masked and int(k) == 1:  # the pull's arcs say how sparse the mask is
-        masked = "sparse" if pull <= SPARSE_PULL * max(A.nnz, 1) else "dense"
-    name, why = choose_kernel(A, k, semiring, dtype, masked)
+        masked = "sparse" if pull <= t.sparse_pull * max(A.nnz, 1) else "dense"
+    name, why = _choose_cached(A, k, semiring, dtype, masked, t)
     if int(k) == 1:
         push_cost, pull_cost = direction_cost(A, "push", push, pull), direction_cost(A, name, push, pull)
         ok = True if semiring is None else for_device(A.device).supports("push", semiring, dtype)[0]
@@ -264,47 +256,48 @@ def _choose_direction(A, k, semiring, dtype, masked, push_arcs, pull_arcs):
     return name, f"pull ({pull:,.0f} arcs into the computed outputs, {push:,.0f} out of the inputs): {why}"
 
 
-def _choose(A, k, semiring, dtype, mask="none"):
-    """(name, reason) by the module docstring's rules; mask: "none", "unknown" or "sparse" (one vector)."""
+def _choose(A, k, semiring, dtype, mask, t):
+    """(name, reason) by the module docstring's rules; mask: "none", "unknown" or "sparse" (one vector);
+    t: the spla.tuning.Tuning in force."""
     backend = for_device(A.device)
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
-    skewed = mean_len > 0 and max_len >= COOC_SKEW * mean_len
+    skewed = mean_len > 0 and max_len >= t.cooc_skew * mean_len
     threads = _gpu.resident_threads(A.device)
-    small = A.nnz < COOC_SMALL_WAVES * threads
+    small = A.nnz < t.cooc_small_waves * threads
     row_bytes = int(k) * dtype.itemsize
-    if k >= BLOCK_K and row_bytes % 16 == 0 and row_bytes <= ROWS_MAX_BYTES:
+    if k >= t.block_k and row_bytes % 16 == 0 and row_bytes <= t.rows_max_bytes:
         order = ("veCSC", "scCSC", "scCOOC")
         why = (f"block of k={k} vectors ({row_bytes}-byte rows): a lane group per column reads each gathered "
                "row in 16-byte pieces (long columns split)")
-    elif k >= BLOCK_K:
+    elif k >= t.block_k:
         order = ("scCSC", "veCSC", "scCOOC")
         why = (f"block of k={k} vectors ({row_bytes}-byte rows): a thread per (column, vector), each gathered "
                "row read coalesced")
-    elif mask == "sparse" and (skewed or (scf >= VECTOR_SCF and not small)):
+    elif mask == "sparse" and (skewed or (scf >= t.vector_scf and not small)):
         order = ("scCSC", "veCSC", "scCOOC")
-        why = ((f"max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g}" if skewed else
-                f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g}, {A.nnz:,} arcs") + " with a sparse mask: warp "
+        why = ((f"max column length {max_len} >= {t.cooc_skew:g} x mean {mean_len:.3g}" if skewed else
+                f"scale-free metric {scf:.4g} >= {t.vector_scf:g}, {A.nnz:,} arcs") + " with a sparse mask: warp "
                "tiles test the mask and spread the kept columns over their lanes, long columns split")
-    elif mask == "unknown" and skewed and A.nnz >= UNKNOWN_TILES_WAVES * threads:
+    elif mask == "unknown" and skewed and A.nnz >= t.unknown_tiles_waves * threads:
         order = ("scCSC", "veCSC", "scCOOC")
-        why = (f"a mask of unknown density, max column length {max_len} >= {COOC_SKEW:g} x mean {mean_len:.3g} "
-               f"and {A.nnz:,} arcs >= {UNKNOWN_TILES_WAVES:g} waves of the device: warp tiles skip the "
+        why = (f"a mask of unknown density, max column length {max_len} >= {t.cooc_skew:g} x mean {mean_len:.3g} "
+               f"and {A.nnz:,} arcs >= {t.unknown_tiles_waves:g} waves of the device: warp tiles skip the "
                "masked-out columns, at most ~1.25x slower when every column is kept")
     elif skewed:
         order = ("scCOOC", "veCSC", "scCSC")
-        why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {COOC_SKEW:g} x mean "
+        why = (f"scale-free metric {scf:.4g}, max column length {max_len} >= {t.cooc_skew:g} x mean "
                f"{mean_len:.3g}: hub columns, a thread per entry avoids their tail")
-    elif scf >= VECTOR_SCF and int(k) == 1 and small:
+    elif scf >= t.vector_scf and int(k) == 1 and small:
         order = ("scCOOC", "veCSC", "scCSC")
-        why = (f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g} without hubs, but {A.nnz:,} arcs < "
-               f"{COOC_SMALL_WAVES:g} waves of the device: latency-bound, a thread per entry has the shortest chain")
-    elif scf >= VECTOR_SCF:
+        why = (f"scale-free metric {scf:.4g} >= {t.vector_scf:g} without hubs, but {A.nnz:,} arcs < "
+               f"{t.cooc_small_waves:g} waves of the device: latency-bound, a thread per entry has the shortest chain")
+    elif scf >= t.vector_scf:
         order = ("veCSC", "scCOOC", "scCSC")
-        why = f"scale-free metric {scf:.4g} >= {VECTOR_SCF:g} without hubs: long columns, a lane group per column"
+        why = f"scale-free metric {scf:.4g} >= {t.vector_scf:g} without hubs: long columns, a lane group per column"
     else:
         order = ("scCSC", "veCSC", "scCOOC")
-        why = f"scale-free metric {scf:.4g} < {VECTOR_SCF:g} and short columns: a thread per column"
+        why = f"scale-free metric {scf:.4g} < {t.vector_scf:g} and short columns: a thread per column"
     if semiring is not None:
         for i, name in enumerate(order):
             ok, reason = backend.supports(name, semiring, dtype)

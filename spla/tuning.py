@@ -163,7 +163,8 @@ class Tuning:
     rows_long: int = _tunable(128, _positive_int, "row kernel: columns above this many entries make every column work items")
     rows_chunk: int = _tunable(64, _positive_int, "row kernel: entries per work item")
     rows_heavy_chunk: int = _tunable(256, _positive_int, "row kernel: entries per work item where long columns dominate")
-    rows_heavy_share: float = _tunable(0.5, _fraction, "share of entries in long columns that makes items heavy")
+    rows_heavy_share: float = _tunable(0.5, _non_negative,
+                                       "share of entries in long columns that makes items heavy (above 1: never)")
     rows_heavy_min_chunks: float = _tunable(2.0, _non_negative, "heavy items only with this many items per resident group")
     rows_order: object = _tunable("auto", _AUTO_BOOL, "row kernel walks columns longest first")
     rows_order_min_cv: float = _tunable(1.5, _non_negative, "'auto' rows_order above this coefficient of variation")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla import semirings as sr
+from spla import tuning
 from spla.ops import _backend
 from spla.testing import graphs, matrices, scaled
 
@@ -130,15 +131,14 @@ def test_choose_kernel_reason_mentions_the_metric():
     assert "metric" in reason
 
 
-def test_choose_kernel_mask_hints(monkeypatch):
+def test_choose_kernel_mask_hints():
     """One vector with a mask: scCSC's warp tiles for masked="sparse" on hub graphs whatever their size
     and on other graphs of long columns that are not small, and for a mask of unknown density
-    (masked=True) on hub graphs of at least UNKNOWN_TILES_WAVES waves of arcs; masked="dense", blocks
+    (masked=True) on hub graphs of at least unknown_tiles_waves waves of arcs; masked="dense", blocks
     and graphs of short columns keep the unmasked choice."""
-    from spla import selection
     from spla.backends import gpu
 
-    assert selection.UNKNOWN_TILES_WAVES * gpu.resident_threads("cpu") == 10_485_760
+    assert tuning.current().unknown_tiles_waves * gpu.resident_threads("cpu") == 10_485_760
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below COOC_SMALL_WAVES waves
     assert spla.choose_kernel(hub)[0] == "scCOOC"
     assert spla.choose_kernel(hub, masked=True) == spla.choose_kernel(hub, masked="dense") == spla.choose_kernel(hub)
@@ -155,27 +155,28 @@ def test_choose_kernel_mask_hints(monkeypatch):
     for masked in (True, "dense", "sparse"):
         assert spla.choose_kernel(dense, masked=masked) == spla.choose_kernel(dense)
     # every graph counts as large: a hub graph's unknown mask gets the tiles, a Mycielski-like one's not
-    monkeypatch.setattr(selection, "COOC_SMALL_WAVES", 0)
-    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", 0)
-    for shape, unmasked, unknown in (("star", "scCOOC", "scCSC"), ("complete", "veCSC", "veCSC")):
-        A = spla.Matrix.from_networkx(SHAPES[shape](), device="cpu")  # choices are cached per matrix: new ones
-        assert spla.choose_kernel(A)[0] == spla.choose_kernel(A, masked="dense")[0] == unmasked
-        name, reason = spla.choose_kernel(A, masked=True)
-        assert name == unknown, reason
-        assert name == unmasked or ("unknown density" in reason and "waves" in reason), reason
-        name, reason = spla.choose_kernel(A, masked="sparse")
-        assert name == "scCSC" and "sparse mask" in reason, reason
-        assert spla.choose_kernel(A, k=4, masked=True) == spla.choose_kernel(A, k=4)
-    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
-    for masked in (True, "dense", "sparse"):
-        assert spla.choose_kernel(grid, masked=masked) == spla.choose_kernel(grid)
-    # the bound itself: a hub graph just below UNKNOWN_TILES_WAVES waves keeps scCOOC
-    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", (hub.nnz + 1) / gpu.resident_threads("cpu"))
+    with tuning.override(cooc_small_waves=0, unknown_tiles_waves=0):
+        for shape, unmasked, unknown in (("star", "scCOOC", "scCSC"), ("complete", "veCSC", "veCSC")):
+            A = spla.Matrix.from_networkx(SHAPES[shape](), device="cpu")
+            assert spla.choose_kernel(A)[0] == spla.choose_kernel(A, masked="dense")[0] == unmasked
+            name, reason = spla.choose_kernel(A, masked=True)
+            assert name == unknown, reason
+            assert name == unmasked or ("unknown density" in reason and "waves" in reason), reason
+            name, reason = spla.choose_kernel(A, masked="sparse")
+            assert name == "scCSC" and "sparse mask" in reason, reason
+            assert spla.choose_kernel(A, k=4, masked=True) == spla.choose_kernel(A, k=4)
+        grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+        for masked in (True, "dense", "sparse"):
+            assert spla.choose_kernel(grid, masked=masked) == spla.choose_kernel(grid)
+        # a choice cached on a matrix under one setting is not reused under another
+        assert spla.choose_kernel(hub, masked=True)[0] == "scCSC"
+    assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
+    # the bound itself: a hub graph just below unknown_tiles_waves waves keeps scCOOC
     star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
-    assert spla.choose_kernel(star, masked=True)[0] == "scCOOC"
-    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", hub.nnz / gpu.resident_threads("cpu"))
-    star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
-    assert spla.choose_kernel(star, masked=True)[0] == "scCSC"
+    with tuning.override(unknown_tiles_waves=(hub.nnz + 1) / gpu.resident_threads("cpu")):
+        assert spla.choose_kernel(star, masked=True)[0] == "scCOOC"
+    with tuning.override(unknown_tiles_waves=hub.nnz / gpu.resident_threads("cpu")):
+        assert spla.choose_kernel(star, masked=True)[0] == "scCSC"
     with pytest.raises(ValueError, match="masked must be False, True, 'dense' or 'sparse', got 'Dense'"):
         spla.choose_kernel(hub, masked="Dense")
 
@@ -193,37 +194,35 @@ def test_choose_kernel_blocks_by_row_bytes():
         assert f"k={k}" in reason or k < 8
 
 
-def test_choose_kernel_direction(monkeypatch):
-    """With the work of both directions known: push when its modelled cost (PUSH_COST per arc plus
-    PUSH_FIXED_ARCS) is below the pull's (its arcs; every arc for scCOOC), else the pull kernel
+def test_choose_kernel_direction():
+    """With the work of both directions known: push when its modelled cost (push_cost per arc plus
+    push_fixed_arcs) is below the pull's (its arcs; every arc for scCOOC), else the pull kernel
     (masked="sparse" when the computed outputs hold few arcs); blocks never push."""
-    from spla import selection
-
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
     m = hub.nnz
     # a small graph: push's fixed cost exceeds any pull
-    assert not selection.may_push(hub)
+    assert not spla.may_push(hub)
     assert spla.choose_kernel(hub, masked=True, push_arcs=0, pull_arcs=m)[0] != "push"
-    monkeypatch.setattr(selection, "PUSH_FIXED_ARCS", 0.0)
-    assert selection.may_push(hub)
-    name, reason = spla.choose_kernel(hub, masked=True, push_arcs=3, pull_arcs=m)
-    assert name == "push" and reason.startswith("push:")
-    assert selection.direction_cost(hub, "push", 3, m) == 6.0
-    assert selection.direction_cost(hub, "scCOOC", 3, 5) == m and selection.direction_cost(hub, "veCSC", 3, 5) == 5
-    # the dense pull on a hub graph is scCOOC, which reads every arc: push wins below m / PUSH_COST
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m // 2 - 1, pull_arcs=m)[0] == "push"
-    name, reason = spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m)
-    assert name == spla.choose_kernel(hub, masked=True)[0] == "scCOOC" and reason.startswith("pull")
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=1)[0] == \
-        spla.choose_kernel(hub, masked="sparse")[0] == "scCSC"  # few arcs into the computed outputs
-    # masked="sparse" up to SPARSE_PULL (half) of the arcs into the computed outputs, "dense" above
-    assert selection.SPARSE_PULL == 0.5
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5)[0] == "scCSC"
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5 + 1)[0] == "scCOOC"
-    assert spla.choose_kernel(hub, k=32, push_arcs=0, pull_arcs=m)[0] == spla.choose_kernel(hub, k=32)[0]
-    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
-    assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
-    assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=25)[0] == "push"
+    with tuning.override(push_fixed_arcs=0.0):
+        assert spla.may_push(hub)
+        name, reason = spla.choose_kernel(hub, masked=True, push_arcs=3, pull_arcs=m)
+        assert name == "push" and reason.startswith("push:")
+        assert spla.direction_cost(hub, "push", 3, m) == 6.0
+        assert spla.direction_cost(hub, "scCOOC", 3, 5) == m and spla.direction_cost(hub, "veCSC", 3, 5) == 5
+        # the dense pull on a hub graph is scCOOC, which reads every arc: push wins below m / push_cost
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m // 2 - 1, pull_arcs=m)[0] == "push"
+        name, reason = spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m)
+        assert name == spla.choose_kernel(hub, masked=True)[0] == "scCOOC" and reason.startswith("pull")
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=1)[0] == \
+            spla.choose_kernel(hub, masked="sparse")[0] == "scCSC"  # few arcs into the computed outputs
+        # masked="sparse" up to sparse_pull (half) of the arcs into the computed outputs, "dense" above
+        assert tuning.current().sparse_pull == 0.5
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5)[0] == "scCSC"
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5 + 1)[0] == "scCOOC"
+        assert spla.choose_kernel(hub, k=32, push_arcs=0, pull_arcs=m)[0] == spla.choose_kernel(hub, k=32)[0]
+        grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+        assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
+        assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=25)[0] == "push"
 
 
 def _complete(n, device):
@@ -233,13 +232,12 @@ def _complete(n, device):
 
 
 def test_choose_kernel_small_graphs():
-    """One vector on a graph without hubs whose metric picks veCSC: scCOOC below COOC_SMALL_WAVES waves
-    of the device in stored arcs (a CPU matrix counts VECSC_FILL_THREADS, 2^18: 1,048,576 arcs), veCSC
+    """One vector on a graph without hubs whose metric picks veCSC: scCOOC below cooc_small_waves waves
+    of the device in stored arcs (a CPU matrix counts vecsc_fill_threads, 2^18: 1,048,576 arcs), veCSC
     from there on; blocks, hub graphs and short-column graphs are unaffected."""
-    from spla import selection
     from spla.backends import gpu
 
-    assert selection.COOC_SMALL_WAVES * gpu.resident_threads("cpu") == 1_048_576
+    assert tuning.current().cooc_small_waves * gpu.resident_threads("cpu") == 1_048_576
     below, at = _complete(1024, "cpu"), _complete(1025, "cpu")  # 1,047,552 and 1,049,600 arcs
     name, reason = spla.choose_kernel(below)
     assert name == "scCOOC" and "1,047,552 arcs < 4 waves" in reason and "metric" in reason
@@ -257,19 +255,18 @@ def test_choose_kernel_small_graphs():
 
 @pytest.mark.gpu
 def test_choose_kernel_small_graphs_count_this_device():
-    """On a GPU the small-graph bound is COOC_SMALL_WAVES x that device's resident threads (SMs x
+    """On a GPU the small-graph bound is cooc_small_waves x that device's resident threads (SMs x
     threads per SM): K_1030's 1,059,870 arcs are below it on an H100 or H200 (1,081,344) and above
     the CPU's 2^18 count, so the same graph is chosen differently on the two."""
     import cupy as cp
 
-    from spla import selection
     from spla.backends import gpu
 
     attrs = cp.cuda.Device(0).attributes
     threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // gpu.BLOCK) * gpu.BLOCK
     assert gpu.resident_threads("gpu:0") == gpu.resident_threads("gpu") == threads
     A = _complete(1030, "gpu:0")
-    want = "scCOOC" if A.nnz < selection.COOC_SMALL_WAVES * threads else "veCSC"
+    want = "scCOOC" if A.nnz < tuning.current().cooc_small_waves * threads else "veCSC"
     assert spla.choose_kernel(A)[0] == want
     assert spla.choose_kernel(A.to("cpu"))[0] == "veCSC"
 
@@ -288,10 +285,12 @@ def _shape_only(ncols, nnz):
 
 def test_vecsc_group_size_known_values():
     """veCSC's lanes per column for one vector, at the shapes of the H100 measurements that set the rule
-    (docs/kernels.md): about VECSC_LANE_ENTRIES entries per lane, more lanes where the columns are few."""
+    (docs/decisions/tuning.md): about vecsc_lane_entries entries per lane, more lanes where the columns
+    are few."""
     from spla.backends import gpu
 
-    assert (gpu.VECSC_LANE_ENTRIES, gpu.VECSC_FILL_THREADS) == (32, 1 << 18)
+    t = tuning.current()
+    assert (t.vecsc_lane_entries, t.vecsc_fill_threads) == (32, 1 << 18)
     for ncols, nnz, want in ((2_000_000, 20_000_000, 2),  # Watts-Strogatz, mean 10
                              (500_000, 20_000_000, 2),  # mean 40: 2 lanes, where a full warp ran 4.2x slower
                              (250_000, 20_000_000, 2),  # mean 80 -> 2.5 entries per 32 -> 2
@@ -320,12 +319,13 @@ def test_vecsc_group_size_known_values():
 @settings(max_examples=300, deadline=None)
 def test_vecsc_group_size_rule(ncols, mean, fill_threads):
     """The rule as stated: a power of two in [2, 32]; below 32 the columns fill ``fill_threads`` lanes
-    (VECSC_FILL_THREADS when None); it is the mean's choice (nearest power of two to
-    mean / VECSC_LANE_ENTRIES, clamped) unless that left the device short of lanes, in which case
+    (vecsc_fill_threads when None); it is the mean's choice (nearest power of two to
+    mean / vecsc_lane_entries, clamped) unless that left the device short of lanes, in which case
     half of it would still."""
     from spla.backends import gpu
 
-    fill = gpu.VECSC_FILL_THREADS if fill_threads is None else fill_threads
+    t = tuning.current()
+    fill = t.vecsc_fill_threads if fill_threads is None else fill_threads
     nnz = int(round(ncols * mean))
     g = gpu.vecsc_group_size(_shape_only(ncols, nnz), fill_threads=fill_threads)
     assert g in (2, 4, 8, 16, 32)
@@ -333,7 +333,7 @@ def test_vecsc_group_size_rule(ncols, mean, fill_threads):
     real_mean = nnz / ncols if ncols else 0.0
     by_mean = 2
     if real_mean > 0:
-        by_mean = min(32, max(2, 2 ** round(math.log2(real_mean / gpu.VECSC_LANE_ENTRIES))))
+        by_mean = min(32, max(2, 2 ** round(math.log2(real_mean / t.vecsc_lane_entries))))
     assert g >= by_mean
     if g > by_mean:
         assert ncols * (g // 2) < fill

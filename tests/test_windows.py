@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing as T
+from spla import tuning
 from spla.backends import gpu
 
 
@@ -153,40 +154,47 @@ def test_split_bf16x3_is_exact_where_the_tensor_cores_are_used(x):
     assert np.array_equal(ok, np.isfinite(x) & ((a == 0) | (a >= 2.0 ** -100)))
 
 
-def test_windows_setting_is_checked(monkeypatch):
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", "yes")
-    with pytest.raises(ValueError, match="VECSC_WINDOWS must be 'auto', True or False, got 'yes'"):
-        gpu._use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
-                         gpu.MASK_NONE, True, 0)
+def test_windows_setting_is_checked():
+    with pytest.raises(ValueError, match="vecsc_windows must be one of 'auto', True, False, got 'yes'"):
+        with tuning.override(vecsc_windows="yes"):
+            pass
+    with tuning.override(vecsc_windows=False) as t:  # off: no window product, whatever the rest
+        assert not gpu._use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
+                                    gpu.MASK_NONE, True, 0, t)
 
 
 def test_windows_seg_rule():
-    """"auto" takes the longest item length that still gives WINDOWS_MIN_WAVES x the resident warps."""
+    """"auto" takes the longest item length that still gives windows_min_waves x the resident warps."""
+    t = tuning.current()
     resident = 132 * gpu.WINDOWS_WARPS_PER_SM  # an H100's 132 SMs
     counts = np.full(768, 3248)  # myc15's windows, k = 32
     seg = gpu.windows_seg(counts, 1, resident)
     items = lambda q: int(np.maximum(1, -(-counts // q)).sum())  # noqa: E731
-    assert items(seg) >= gpu.WINDOWS_MIN_WAVES * resident
-    longer = [q for q in gpu.WINDOWS_SEGS if q > seg]
-    assert longer and all(items(q) < gpu.WINDOWS_MIN_WAVES * resident for q in longer)
+    assert items(seg) >= t.windows_min_waves * resident
+    longer = [q for q in t.windows_segs if q > seg]
+    assert longer and all(items(q) < t.windows_min_waves * resident for q in longer)
     # myc14's 384 windows reach 2 waves with no allowed length: the shortest
-    assert gpu.windows_seg(np.full(384, 2144), 1, resident) == gpu.WINDOWS_SEGS[-1] == 256
-    assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == gpu.WINDOWS_SEGS[0]  # myc17: the longest
-    assert gpu.windows_seg(np.full(3072, 7344), 4, resident) == gpu.WINDOWS_SEGS[0]
-    assert gpu.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == gpu.WINDOWS_SEGS[-1]  # no window
-    assert gpu.windows_seg(np.full(4, 16), 1, resident) == gpu.WINDOWS_SEGS[-1]  # too small for any
+    assert gpu.windows_seg(np.full(384, 2144), 1, resident) == t.windows_segs[-1] == 256
+    assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == t.windows_segs[0]  # myc17: the longest
+    assert gpu.windows_seg(np.full(3072, 7344), 4, resident, t) == t.windows_segs[0]
+    assert gpu.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == t.windows_segs[-1]  # no window
+    assert gpu.windows_seg(np.full(4, 16), 1, resident) == t.windows_segs[-1]  # too small for any
+    # the candidates come from the tuning in force
+    with tuning.override(windows_segs=(512, 32)):
+        assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == 512
+        assert gpu.windows_seg(np.full(4, 16), 1, resident) == 32
     # more slabs (k = 64) never ask for shorter items
     for n in (10, 100, 1000):
         assert gpu.windows_seg(np.full(n, 3000), 2, resident) >= gpu.windows_seg(np.full(n, 3000), 1, resident)
 
 
 @pytest.mark.parametrize("bad", ["long", 0, 8, 100, True, 2.0])
-def test_windows_seg_setting_is_checked(monkeypatch, bad):
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", bad)
-    with pytest.raises(ValueError, match=r"WINDOWS_SEG must be 'auto' or a positive multiple of 16, got "):
-        gpu._windows_seg_setting()
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", 48)
-    assert gpu._windows_seg_setting() == 48
+def test_windows_seg_setting_is_checked(bad):
+    with pytest.raises(ValueError, match=r"windows_seg must be one of 'auto' or a positive multiple of 16, got "):
+        with tuning.override(windows_seg=bad):
+            pass
+    with tuning.override(windows_seg=48):
+        assert tuning.current().windows_seg == 48
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,23 +217,23 @@ _MODES = [dict(), dict(out=True), dict(out=True, accum="plus"), dict(out=True, a
                     device="gpu:0"),
        k=st.sampled_from([32, 64]), seg=st.sampled_from([16, 32, 256]), mode=st.sampled_from(_MODES),
        semiring=st.sampled_from(["plus_times", "plus_first"]), seed=st.integers(0, 2**31))
-def test_windows_product_matches_dense(monkeypatch, A, k, seg, mode, semiring, seed):
+def test_windows_product_matches_dense(A, k, seg, mode, semiring, seed):
     cp = _gpu()
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", seg)
     rng = np.random.default_rng(seed)
     n, m = A.shape
     U = rng.integers(-4, 9, size=(n, k)).astype(np.float32)
     kw = {key: v for key, v in mode.items() if key != "out"}
     out = rng.integers(-3, 4, size=(m, k)).astype(np.float32) if mode.get("out") else None
     want = T.reference("vxm", A, U, semiring, out=None if out is None else out.copy(), **kw)
-    got = spla.vxm(cp.asarray(U), A, semiring, out=None if out is None else cp.asarray(out), kernel="veCSC", **kw)
+    with tuning.override(vecsc_windows=True, windows_seg=seg):
+        got = spla.vxm(cp.asarray(U), A, semiring, out=None if out is None else cp.asarray(out), kernel="veCSC",
+                       **kw)
     T.assert_equal(cp.asnumpy(got), want, rtol=0, atol=0)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("index", [np.int32, np.int64])
-def test_windows_kernel_runs_and_splits_windows(monkeypatch, caplog, index):
+def test_windows_kernel_runs_and_splits_windows(caplog, index):
     """Both index instantiations, windows of several items (atomics) and of one, columns past the last
     full window, and the DEBUG line naming the variant."""
     cp = _gpu()
@@ -234,10 +242,8 @@ def test_windows_kernel_runs_and_splits_windows(monkeypatch, caplog, index):
     S = _csc(700, 75, 0.3, 7, heavy=3)
     A = SimpleNamespace(shape=S.shape, nnz=S.nnz, values=None, _cache={},
                         colptr=cp.asarray(S.indptr.astype(index)), rowidx=cp.asarray(S.indices.astype(index)))
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", 32)
     U = np.random.default_rng(3).random((700, 32), dtype=np.float32)
-    with caplog.at_level(logging.DEBUG, logger="spla"):
+    with caplog.at_level(logging.DEBUG, logger="spla"), tuning.override(vecsc_windows=True, windows_seg=32):
         got = gpu.vxm(cp.asarray(U), A, "plus_times", None, False, None, None, False, "veCSC")
     assert "windows of 32 columns on tensor cores" in caplog.text
     want = S.T.astype(np.float64) @ U.astype(np.float64)  # sums of about 200 terms in [0, 1)
@@ -248,7 +254,7 @@ def test_windows_kernel_runs_and_splits_windows(monkeypatch, caplog, index):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("special", ["nan", "inf", "-inf", "tiny", "subnormal", "negzero"])
-def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special):
+def test_windows_exact_path_for_values_off_the_tensor_cores(special):
     """A value the split cannot carry exactly (or that would poison a tile: 0 x inf) sends its warp's item
     to the exact path, which gives the row kernel's result: NaN and infinities where those rows reach,
     nothing lost from tiny values, -0.0 skipped as the identity, and subnormals read as 0 as by every
@@ -265,11 +271,10 @@ def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special
     U[rng.choice(300, size=4, replace=False), rng.integers(0, 32)] = np.float32(value)
     U[7, :] = np.float32(value) * np.float32(3.0) if special in ("tiny", "subnormal") else U[7, :]
     for seg in (16, 256):
-        monkeypatch.setattr(gpu, "WINDOWS_SEG", seg)
-        monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
-        got = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
-        monkeypatch.setattr(gpu, "VECSC_WINDOWS", False)
-        rows = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
+        with tuning.override(windows_seg=seg, vecsc_windows=True):
+            got = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
+        with tuning.override(windows_seg=seg, vecsc_windows=False):
+            rows = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
         # CuPy compiles every kernel with -ftz=true: the GPU reads a subnormal float32 as 0
         flushed = np.where(np.abs(U) < np.finfo(np.float32).tiny, np.float32(0), U)
         want = T.reference("vxm", A, flushed, "plus_times")
@@ -280,12 +285,12 @@ def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special
 
 
 @pytest.mark.gpu
-def test_windows_auto_rule(monkeypatch, caplog):
-    """"auto" runs windows where the sampled windows reach WINDOWS_MIN_REUSE entries a row and
-    WINDOWS_MIN_ROWS rows (a dense block) and the row kernel where they do not (a random sparse matrix),
+def test_windows_auto_rule(caplog):
+    """"auto" runs windows where the sampled windows reach windows_min_reuse entries a row and
+    windows_min_rows rows (a dense block) and the row kernel where they do not (a random sparse matrix),
     and never for masked products, other semirings or k not a multiple of 32."""
     cp = _gpu()
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", "auto")
+    assert tuning.current().vecsc_windows == "auto"
     dense = spla.Matrix.from_scipy(_csc(2000, 256, 0.5, 1), directed=True, device="gpu:0")
     sparse = spla.Matrix.from_scipy(_csc(20000, 4096, 0.0003, 2), directed=True, device="gpu:0")
     cases = [(dense, {}, True), (sparse, {}, False), (dense, {"mask": "half"}, False),

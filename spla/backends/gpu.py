@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import device as _dev
 from .. import semirings as _sr
+from .. import tuning as _tuning
 from ..errors import DomainMismatch, KernelUnavailable, NoGPUError, UnknownNameError
 
 log = logging.getLogger("spla")
@@ -42,152 +43,13 @@ SPMV_SOURCE = KERNEL_DIR / "spmv.cuh"
 BITS_SOURCE = KERNEL_DIR / "bits.cuh"
 BLOCK = 256  # threads per block of every launch (a multiple of 32; SPLA_BLOCK in spmv.cuh)
 NVRTC_OPTIONS = ("-std=c++17", f"-DSPLA_BLOCK={BLOCK}")
-MAX_BLOCKS = 1 << 20  # grid cap; the kernels loop grid-stride beyond it
-
-#: Override of the veCSC group size (lanes per column) for k == 1, e.g. for benchmarks;
-#: None lets :func:`vecsc_group_size` choose from the mean column length.
-VECSC_GROUP = None
-
-#: veCSC's group size for one vector (:func:`vecsc_group_size`): about VECSC_LANE_ENTRIES entries of a
-#: typical column per lane, and groups doubled while the columns would occupy fewer lanes than the
-#: device holds at once (the backend passes its device's SMs x threads per SM; VECSC_FILL_THREADS,
-#: about an H100's or H200's 132 x 2048, where no device is named).
-#: Measured on an H100 (docs/kernels.md, tools/probe_degree.py): at mean column length 40 a full
-#: warp per column (the previous rule, the next power of two >= the mean) ran 4.2x slower than 2 lanes.
-VECSC_LANE_ENTRIES = 32
-VECSC_FILL_THREADS = 1 << 18
-
-#: veCSC long-column split (k == 1): a column with more than LONG * G / 32 entries (G: the lanes
-#: per column) is not walked by one group but cut into chunks of CHUNK entries, one warp per chunk,
-#: combined with ADD's atomic (see :func:`vecsc_long_split` and docs/kernels.md).  LONG = None (or
-#: <= 0) disables the split.
-LONG = 4096
-CHUNK = 2048
-#: push's long-column split (k == 1), the same scheme on the input side: an input column (an input's
-#: arcs) longer than PUSH_LONG * G / 32 is walked by one warp per PUSH_CHUNK entries.  Smaller than
-#: veCSC's: a lane's chain of index load, mask load and atomic has nothing to overlap it with but the
-#: other three entries of its unrolled step, so a hub's row walked by one group was the tail of a
-#: BFS level (kron20, 104k arcs pushed: 79 µs with 4096/2048, H100).
-PUSH_LONG = 1024
-PUSH_CHUNK = 512
-
-#: Masked scCSC/veCSC products with one vector (k == 1) may first compact the computed columns
-#: into a worklist (spla_mask_worklist) and then spend threads only on them.  Walking every column
-#: costs a masked-out column one mask test per thread (scCSC) or per group of G lanes (veCSC), so
-#: it wastes time in proportion to the waves of threads the walk needs; the worklist costs two
-#: more graph nodes and two more dependent loads per column (measured +5-12 µs per product on an
-#: H100).  "auto": the worklist when the walk would need at least WORKLIST_MIN_WAVES full waves of
-#: the device (ncols * G threads, G = 1 for scCSC); True: always; False: never (benchmarks).  The same
-#: switch and rule decide push's input worklist (nin * G threads).
-MASK_WORKLIST = "auto"
-WORKLIST_MIN_WAVES = 6
 WORKLIST_PER = 16  # columns per thread of spla_mask_worklist (SPLA_WORKLIST_PER in spmv.cuh)
-#: The mask worklist leaves out (and stores) computed columns with no entries when more than this
-#: fraction of the matrix's columns are empty (a Kronecker graph's isolated vertices: 40%).
-WORKLIST_SKIP_EMPTY = 0.01
-
-#: veCSC (k == 1) with int32 indices reads rowidx with 16-byte loads (4 entries per lane per load,
-#: head/tail entries one by one); False falls back to one 4-byte load per entry (benchmarks).
-VECSC_VEC4 = True
-
-#: Masked scCSC products with one vector run as warp tiles (spla_sccsc_tiles: a warp tests the mask of
-#: TILE_R * 32 consecutive columns, lists the computed ones in shared memory and spreads them over its
-#: lanes), with no worklist pass; columns longer than TILE_LONG entries are cut into chunks of
-#: TILE_CHUNK, a warp testing CHUNKS_PER_WARP chunks' masks at once and reducing the kept ones (veCSC's
-#: chunks keep a warp per chunk: faster there, H100, docs/benchmarks.md).
-#: "auto": see _use_tiles; True / False: always / never (scCSC's column walk or mask worklist; benchmarks).
-SCCSC_TILES = "auto"
-TILE_R = 4  # SPLA_TILE_R = 8 in spmv.cuh is the largest
-#: A graph with fewer than TILE_MIN_WARPS tiles per SM gets narrower tiles (TILE_R halved down to 1)
-#: and smaller blocks (down to one warp, at least two blocks per SM), so that every SM tests masks
-#: (Mycielski-16, 49k columns: 48 blocks of 128-column tiles took 10 µs of a 20 µs product, H100).
-TILE_MIN_WARPS = 8
-#: Lanes per kept column in a tile (spla_sccsc_tiles' group_max): "auto" gives a group enough lanes that
-#: each walks at most TILE_LANE_ENTRIES entries (one unrolled step) of the mean short column (a power of
-#: two, at most 8), so that a sparse mask's few kept columns per tile are walked by the whole warp in one
-#: short round; an int forces it (benchmarks).
-TILE_GROUP = "auto"
-TILE_LANE_ENTRIES = 4
-TILE_LONG = 32
-TILE_CHUNK = 256
-CHUNKS_PER_WARP = 8
-#: How the tiles' long columns are reduced.  "fused": the tile kernel's first warps test the masks of
-#: the long columns' chunks (interleaved_chunks' order) and reduce the kept ones, the last chunk of a
-#: column storing it -- no second kernel, any accum, but a mask test per chunk; "listed": the tiles
-#: list the computed long columns' chunks and spla_listed_chunks reduces them (a second kernel, only
-#: where the chunks ADD straight into y); "static": spla_vecsc_long_chunks after the tiles
-#: (benchmarks).  "auto": listed when the long columns have more than TILE_FUSED_MAX_CHUNKS chunks (of
-#: TILE_CHUNK) per column of the matrix, else fused (90%-masked, H100, listed -> fused: BA n=2M, 0.02
-#: chunks per column, 0.0385 -> 0.0326 ms; Kronecker 20/21, 0.2 and 0.16, equal then; Mycielski 16/17,
-#: 3.2 and 4.5, 0.0173 -> 0.0297 and 0.0350 -> 0.0693 ms: the chunk tests outnumber the columns).
-#: Since listed chunks of LISTED_CHUNK entries issue all of their loads at once (spla_group_reduce's
-#: short path), listed wins on Kronecker-20 too (H200, device time, fused -> listed: 0.0448 -> 0.0423
-#: ms; BA n=2M 0.0306 -> 0.0346, so it stays fused), hence 0.1.
-TILE_CHUNKS = "auto"
-TILE_FUSED_MAX_CHUNKS = 0.1
-#: Entries per listed chunk ("listed" above; the static and fused chunks have TILE_CHUNK): 512, the
-#: longest whose loads spla_group_reduce issues at once (SPLA_GROUP_SHORT = 4 vectors a lane).
-#: 90%-masked, H200, device time, listed chunks of 256 / 512 / 1024: Mycielski-16 0.0165 / 0.0155 /
-#: 0.0163 ms, Mycielski-17 0.0325 / 0.0291 / 0.0303.
-LISTED_CHUNK = 512
-
-#: veCSC with k > 1 reads the rows of u in 16-byte pieces (spla_vecsc_rows) when k * itemsize is a
-#: multiple of 16 and u and y are 16-byte aligned; False keeps one scalar load per component
-#: (spla_vecsc_block; benchmarks).  Where a column has more than ROWS_LONG entries (and the output
-#: semantics allow ADDs into y), every column is cut into work items of at most ROWS_CHUNK entries
-#: instead, walked longest first by spla_vecsc_rows_items (:func:`rows_items`; items of one column ADD
-#: into y).  Against the row kernel plus a second launch for the long columns' chunks, k = 32 float32,
-#: H100, device time: kron20 0.599 -> 0.557 ms, kron21 1.256 -> 1.186, myc16 0.411 -> 0.402, myc17
-#: 1.208 -> 1.191, BA n=2M 0.786 -> 0.760, ba1M_m4 0.370 -> 0.344, myc12 0.0295 -> 0.0209; kron18 0.1394
-#: -> 0.1405.
-VECSC_ROWS = True
-ROWS_LONG = 128
-ROWS_CHUNK = 64
-#: Where the long columns hold at least ROWS_HEAVY_SHARE of the entries (heavy-tailed or dense graphs:
-#: Kronecker 20/21 0.77, Mycielski 16/17 0.98/0.99; BA n=2M 0.04, ws2M and grid2000 none), they are cut
-#: into chunks of ROWS_HEAVY_CHUNK instead: a quarter of the chunks and of their atomic ADDs.  k = 32
-#: float32, H100, device time, chunks of 64 -> 256: kron20 0.623 -> 0.608 ms, kron21 1.354 -> 1.269,
-#: myc16 0.455 -> 0.424, myc17 1.456 -> 1.222; BA n=2M would lose (0.775 -> 0.825), its few hub
-#: columns walked by fewer groups.  Only where that makes at least ROWS_HEAVY_MIN_CHUNKS chunks per
-#: group of lanes the device holds at once: fewer leave lanes idle (same measure: kron18, 0.8 per
-#: group, 0.142 -> 0.164 ms; kron16 0.041 -> 0.059; myc12 0.028 -> 0.053; myc15, 1.7, 0.163 -> 0.158).
-ROWS_HEAVY_CHUNK = 256
-ROWS_HEAVY_SHARE = 0.5
-ROWS_HEAVY_MIN_CHUNKS = 2.0
-#: spla_vecsc_rows walks the columns longest first (spla_vecsc_rows<..., ORDERED>, a cached (ncols,)
-#: permutation of colptr's dtype: one more index word per column, built on the first block product)
-#: when their lengths vary a lot: a warp's four columns are then about equally long.  "auto": when the
-#: short columns' (<= ROWS_LONG entries) lengths have a coefficient of variation above
-#: ROWS_ORDER_MIN_CV; True / False: always / never.  k = 32 float32, H100, device time, index order ->
-#: longest first: kron20 (cv 2.2, 38% empty columns) 0.742 -> 0.622 ms, kron21 (2.2) 1.584 -> 1.358;
-#: BA n=2M (1.0) 0.771 -> 0.808, myc16/17 (0.3) equal, ws2M (0.1) 0.411 -> 0.657, grid2000 (0.01)
-#: 0.543 -> 0.605.
-ROWS_ORDER = "auto"
-ROWS_ORDER_MIN_CV = 1.5
-#: Unmasked k-block products of plus over float32 with a pattern A (plus_times, plus_first), k a
-#: multiple of 32, run as windows of WINDOW = 32 columns on tensor cores (spla_vecsc_windows,
-#: :func:`window_lists`, :func:`window_slots`): each distinct row of a window is gathered once for all
-#: of the window's columns that store it.  "auto": where a sample of WINDOWS_SAMPLE windows
-#: (:func:`window_reuse`) shows at least WINDOWS_MIN_REUSE entries per distinct row and
-#: WINDOWS_MIN_ROWS distinct rows per window, on a device of compute capability >= 8.0; True (where
-#: the product qualifies) / False: always / never.  Each window's slots are cut into items of at most
-#: WINDOWS_SEG (a warp each; a window's several items ADD into y).  The slots cost two words per
-#: distinct (window, row) plus padding to sixteens, built on the first such product and cached.  k = 32,
-#: H100, device time, row kernel -> windows (WINDOWS_SEG 1024 / 2048 / 4096): myc16 0.407 -> 0.239 /
-#: 0.235 / 0.256 ms, myc17 1.205 -> 0.667 / 0.663 / 0.651; ws2M (74 rows a window) 0.408 -> 0.525,
-#: BA n=2M 0.760 -> 0.912, kron20 / grid2000 (1.0-1.3 entries a row) 1.6-1.8x slower, so the rule leaves
-#: those to the row kernel (docs/kernels.md).
-VECSC_WINDOWS = "auto"
-WINDOW = 32  # columns per window (the kernel's bit words)
-WINDOWS_MIN_REUSE = 2.0
-WINDOWS_MIN_ROWS = 512
-WINDOWS_SAMPLE = 64
-#: Slots per item: "auto" (:func:`windows_seg`: the longest of WINDOWS_SEGS that still gives
-#: WINDOWS_MIN_WAVES x the warps the device holds at once, else the shortest), or a positive multiple of 16.
-WINDOWS_SEG = "auto"
-WINDOWS_SEGS = (4096, 2048, 1024, 512, 256)
-WINDOWS_MIN_WAVES = 2.0
+WINDOW = 32  # columns per window of spla_vecsc_windows (the kernel's bit words)
 WINDOWS_WARPS_PER_SM = 16  # spla_vecsc_windows' __launch_bounds__(256, 2)
+
+# Every tunable of this backend (split lengths, variant switches, rule thresholds) is a field of
+# spla.tuning.Tuning, read once per call with spla.tuning.current(); docs/decisions/tuning.md gives
+# the reason for each value.
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -374,38 +236,40 @@ def all_name_expressions(registered_only=True):
     return sorted(names)
 
 
-def vecsc_group_size(A, k=1, fill_threads=None):
+def vecsc_group_size(A, k=1, fill_threads=None, t=None):
     """Lanes per column of veCSC: a power of two in {2, 4, 8, 16, 32}.
 
-    k == 1: the power of two nearest (in log scale) to the mean column length / VECSC_LANE_ENTRIES,
+    k == 1: the power of two nearest (in log scale) to the mean column length / vecsc_lane_entries,
     clamped to [2, 32], so that each lane walks about that many entries of a typical column; then
     doubled while ncols * G < ``fill_threads`` (the threads the device holds at once; None:
-    VECSC_FILL_THREADS), so that a graph of few columns spreads each over more lanes instead of
-    leaving the device idle.  VECSC_GROUP overrides.  k > 1: lanes span the k components,
-    G = min(32, next power of two >= k).
+    vecsc_fill_threads), so that a graph of few columns spreads each over more lanes instead of
+    leaving the device idle.  The tuning's vecsc_group overrides.  k > 1: lanes span the k
+    components, G = min(32, next power of two >= k).  ``t``: the spla.tuning.Tuning (None: current).
     """
     if k > 1:
         return int(min(32, max(2, 1 << (int(k) - 1).bit_length())))
-    if VECSC_GROUP is not None:
-        return _tunable("VECSC_GROUP", VECSC_GROUP, (2, 4, 8, 16, 32))
+    t = _tuning.current() if t is None else t
+    if t.vecsc_group is not None:
+        return int(t.vecsc_group)
     ncols = int(A.shape[1])
     mean = A.nnz / ncols if ncols else 0.0
     g = 2
     if mean > 0:
-        g = int(min(32, max(2, 2 ** round(math.log2(mean / VECSC_LANE_ENTRIES)))))
-    fill = VECSC_FILL_THREADS if fill_threads is None else int(fill_threads)
+        g = int(min(32, max(2, 2 ** round(math.log2(mean / t.vecsc_lane_entries)))))
+    fill = t.vecsc_fill_threads if fill_threads is None else int(fill_threads)
     while g < 32 and ncols * g < fill:
         g *= 2
     return g
 
 
-def push_group_size(R):
+def push_group_size(R, t=None):
     """Lanes per input of push (k == 1): the smallest power of two >= R's mean column length (the
-    out-arcs per input), clamped to [2, 32] (VECSC_GROUP overrides, as for veCSC).  Push keeps the rule
-    it was tuned with: re-measured (docs/kernels.md, tools/probe_push_group.py), its best group follows
-    the frontier's size, which the host does not know at launch."""
-    if VECSC_GROUP is not None:
-        return vecsc_group_size(R)
+    out-arcs per input), clamped to [2, 32] (the tuning's vecsc_group overrides, as for veCSC).  Its
+    best group follows the frontier's size, which the host does not know at launch
+    (docs/decisions/tuning.md#vecsc_group)."""
+    t = _tuning.current() if t is None else t
+    if t.vecsc_group is not None:
+        return int(t.vecsc_group)
     ncols = R.shape[1]
     mean = R.nnz / ncols if ncols else 0.0
     need = max(1, math.ceil(mean))
@@ -477,13 +341,14 @@ def interleaved_chunks(xp, split):
             "chunk_part": order.astype(np.int32)}
 
 
-def rows_order(xp, colptr, min_cv):
+def rows_order(xp, colptr, min_cv, short_len):
     """The column order of spla_vecsc_rows for one CSC column pointer: the columns by length, longest
     first (a stable sort: equal lengths keep their order), as colptr's dtype; None when the lengths
-    of the columns of at most ROWS_LONG entries have a coefficient of variation (std / mean) of at
-    most ``min_cv`` (nearly equal lengths: the index order loses nothing) or there are none."""
+    of the columns of at most ``short_len`` entries (the tuning's rows_long) have a coefficient of
+    variation (std / mean) of at most ``min_cv`` (nearly equal lengths: the index order loses
+    nothing) or there are none."""
     lens = (colptr[1:] - colptr[:-1]).astype(np.int64)
-    short = lens[lens <= ROWS_LONG].astype(np.float64)
+    short = lens[lens <= short_len].astype(np.float64)
     if short.size == 0:
         return None
     # float64 sums only (CuPy's mean of int64 and std compile on first use, std runs in one block)
@@ -495,22 +360,24 @@ def rows_order(xp, colptr, min_cv):
     return xp.argsort(-lens * ncols + xp.arange(ncols, dtype=np.int64)).astype(colptr.dtype)
 
 
-def rows_chunk(colptr, long_len, groups):
+def rows_chunk(colptr, long_len, groups, t=None):
     """Item length of a k-block row-piece product (spla_vecsc_rows_items), or None when no column has
     more than ``long_len`` entries (spla_vecsc_rows walks whole columns then).  One host sync.
 
-    colptr (ncols+1,) int32/int64, NumPy or CuPy: a CSC column pointer; long_len, groups: ints.
-    With L = the entries of the columns longer than ``long_len`` (L > 0) and nnz = all entries:
-    ROWS_HEAVY_CHUNK when L >= ROWS_HEAVY_SHARE * nnz and L >= ROWS_HEAVY_MIN_CHUNKS * groups *
-    ROWS_HEAVY_CHUNK (enough chunks for ``groups`` resident groups of lanes), else ROWS_CHUNK."""
+    colptr (ncols+1,) int32/int64, NumPy or CuPy: a CSC column pointer; long_len, groups: ints; t:
+    the spla.tuning.Tuning (None: current).  With L = the entries of the columns longer than
+    ``long_len`` (L > 0) and nnz = all entries: rows_heavy_chunk when L >= rows_heavy_share * nnz and
+    L >= rows_heavy_min_chunks * groups * rows_heavy_chunk (enough chunks for ``groups`` resident
+    groups of lanes), else rows_chunk."""
+    t = _tuning.current() if t is None else t
     lens = (colptr[1:] - colptr[:-1]).astype(np.int64)
     nnz = int(lens.sum())
     long_entries = int(lens[lens > long_len].sum())
     if long_entries == 0:
         return None
-    heavy = (long_entries >= ROWS_HEAVY_SHARE * nnz
-             and long_entries >= ROWS_HEAVY_MIN_CHUNKS * groups * ROWS_HEAVY_CHUNK)
-    return int(ROWS_HEAVY_CHUNK if heavy else ROWS_CHUNK)
+    heavy = (long_entries >= t.rows_heavy_share * nnz
+             and long_entries >= t.rows_heavy_min_chunks * groups * t.rows_heavy_chunk)
+    return int(t.rows_heavy_chunk if heavy else t.rows_chunk)
 
 
 def rows_items(xp, colptr, chunk):
@@ -679,46 +546,36 @@ def windows_exact(x):
     return np.isfinite(a) & ((a == 0) | (a >= WINDOWS_TINY))
 
 
-def windows_seg(counts, slabs, resident_warps):
-    """The item length of WINDOWS_SEG = "auto": the longest seg of WINDOWS_SEGS whose items (every
-    window cut into ceil(count / seg) items, at least one) times ``slabs`` reach WINDOWS_MIN_WAVES x
-    ``resident_warps``, else the shortest.  Longer items add fewer partial sums into y; too few warps
-    leave SMs idle; and below 256 slots an item's 32 x 32 outputs cost more than its rows save.  H100,
-    k = 32 (docs/kernels.md): myc17's 3,072 windows 0.654 ms at 4096 slots (chosen), 0.669 at 1024;
-    myc16's 1,536 0.236 at 2048 (chosen), 0.256 at 4096, 0.524 at 64; myc14's 384 0.0907 at 2048,
-    0.0420 at 512, 0.0454 at 256 (chosen: 512 gives 0.9 waves).  counts: (nwin,) int array (NumPy) of
-    slots per window; slabs = k / 32; resident_warps: the device's warps of this kernel at once."""
+def windows_seg(counts, slabs, resident_warps, t=None):
+    """The item length of windows_seg = "auto": the longest seg of the tuning's windows_segs whose items
+    (every window cut into ceil(count / seg) items, at least one) times ``slabs`` reach
+    windows_min_waves x ``resident_warps``, else the shortest.  Longer items add fewer partial sums into
+    y; too few warps leave SMs idle; and below 256 slots an item's 32 x 32 outputs cost more than its
+    rows save (docs/decisions/tuning.md#windows_seg).  counts: (nwin,) int array (NumPy) of slots per
+    window; slabs = k / 32; resident_warps: the device's warps of this kernel at once; t: the
+    spla.tuning.Tuning (None: current)."""
+    t = _tuning.current() if t is None else t
     counts = np.asarray(counts, dtype=np.int64)
-    for seg in WINDOWS_SEGS:
+    for seg in t.windows_segs:
         items = int(np.maximum(1, -(-counts // seg)).sum())
-        if items * slabs >= WINDOWS_MIN_WAVES * resident_warps:
+        if items * slabs >= t.windows_min_waves * resident_warps:
             return int(seg)
-    return int(WINDOWS_SEGS[-1])
+    return int(t.windows_segs[-1])
 
 
-def _windows_seg_setting():
-    """WINDOWS_SEG checked: "auto" or an int, a positive multiple of 16."""
-    seg = WINDOWS_SEG
-    if seg == "auto":
-        return seg
-    if isinstance(seg, bool) or not isinstance(seg, (int, np.integer)) or seg < 16 or seg % 16:
-        raise ValueError(f"spla.backends.gpu.WINDOWS_SEG must be 'auto' or a positive multiple of 16, "
-                         f"got {WINDOWS_SEG!r}")
-    return int(seg)
-
-
-def _window_lists(cp, A, colptr, rowidx, k, device_id):
-    """:func:`window_slots` of A (cached in ``A._cache``; the lists they come from are not kept), the item
-    length (WINDOWS_SEG), and the items of at most that many slots (:func:`rows_items` over slot_ptr)
-    with the columns of the windows of several items.  Returns (slots, items, seg)."""
-    seg = _windows_seg_setting()
+def _window_lists(cp, A, colptr, rowidx, k, device_id, t):
+    """:func:`window_slots` of A (cached on A; the lists they come from are not kept), the item length
+    (the tuning's windows_seg), and the items of at most that many slots (:func:`rows_items` over
+    slot_ptr) with the columns of the windows of several items.  Returns (slots, items, seg)."""
+    seg = t.windows_seg
     key = ("window_slots", WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
     slots = _cached(A, key, lambda: window_slots(cp, window_lists(cp, colptr, rowidx, int(A.shape[0]))))
     if seg == "auto":  # one host copy of the window lengths and one choice per k / 32, cached
         slabs = k // WINDOW
-        seg = _cached(A, key + ("seg", slabs, tuple(WINDOWS_SEGS), float(WINDOWS_MIN_WAVES)),
+        seg = _cached(A, key + ("seg", slabs, tuple(t.windows_segs), float(t.windows_min_waves)),
                       lambda: windows_seg(cp.asnumpy(cp.diff(slots["slot_ptr"])), slabs,
-                                          _sm_count(device_id) * WINDOWS_WARPS_PER_SM))
+                                          _sm_count(device_id) * WINDOWS_WARPS_PER_SM, t))
+    seg = int(seg)
 
     def build_items():
         items = rows_items(cp, slots["slot_ptr"], seg)
@@ -735,71 +592,61 @@ def _compute_capability(device_id):
     return int(_cupy().cuda.Device(device_id).compute_capability)
 
 
-def _use_windows(cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id):
-    """Whether a k-block veCSC product runs as windows on tensor cores (VECSC_WINDOWS; see there)."""
-    if VECSC_WINDOWS not in ("auto", True, False):
-        raise ValueError(f"spla.backends.gpu.VECSC_WINDOWS must be 'auto', True or False, got {VECSC_WINDOWS!r}")
-    if VECSC_WINDOWS is False:
+def _use_windows(cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id, t):
+    """Whether a k-block veCSC product runs as windows on tensor cores (the tuning's vecsc_windows)."""
+    if t.vecsc_windows is False:
         return False
     if not (_windows_semiring(add, mul, dtype, pattern) and mode == MASK_NONE and k % WINDOW == 0 and adds
             and int(A.shape[0]) < 2**31 and k * 4 < 2**32 and _compute_capability(device_id) >= 80):
         return False
-    if VECSC_WINDOWS == "auto":
-        key = ("window_reuse", WINDOW, int(WINDOWS_SAMPLE), colptr.device.id)
+    if t.vecsc_windows == "auto":
+        key = ("window_reuse", WINDOW, int(t.windows_sample), colptr.device.id)
         reuse, rows = _cached(A, key, lambda: window_reuse(cp, colptr, rowidx, int(A.shape[0]),
-                                                              int(WINDOWS_SAMPLE)))
-        return reuse >= WINDOWS_MIN_REUSE and rows >= WINDOWS_MIN_ROWS
+                                                              int(t.windows_sample)))
+        return reuse >= t.windows_min_reuse and rows >= t.windows_min_rows
     return True
 
 
 def _rows_items(cp, A, colptr, chunk):
-    """:func:`rows_items` of A at ``chunk`` (cached in ``A._cache``)."""
+    """:func:`rows_items` of A at ``chunk`` (cached on A)."""
     key = ("rows_items", int(chunk), np.dtype(colptr.dtype).str, colptr.device.id)
     return _cached(A, key, lambda: rows_items(cp, colptr, int(chunk)))
 
 
-def _rows_chunk(A, colptr, group, device_id):
-    """:func:`rows_chunk` of A at ROWS_LONG for groups of ``group`` lanes (cached in ``A._cache``): the
-    item length, or None when no column is long."""
+def _rows_chunk(A, colptr, group, device_id, t):
+    """:func:`rows_chunk` of A at the tuning's rows_long for groups of ``group`` lanes (cached on A):
+    the item length, or None when no column is long."""
     groups = _resident_blocks(device_id) * BLOCK // group
-    key = ("rows_chunk", ROWS_LONG, ROWS_CHUNK, ROWS_HEAVY_CHUNK, ROWS_HEAVY_SHARE, ROWS_HEAVY_MIN_CHUNKS, groups,
-           device_id)
-    return _cached(A, key, lambda: rows_chunk(colptr, ROWS_LONG, groups))
+    key = ("rows_chunk", t.rows_long, t.rows_chunk, t.rows_heavy_chunk, t.rows_heavy_share, t.rows_heavy_min_chunks,
+           groups, device_id)
+    return _cached(A, key, lambda: rows_chunk(colptr, t.rows_long, groups, t))
 
 
-def _rows_order(cp, A, colptr):
-    """:func:`rows_order` of A (ROWS_ORDER; cached in ``A._cache``), or None: walk in index order."""
-    if ROWS_ORDER is not True and ROWS_ORDER is not False and ROWS_ORDER != "auto":
-        raise ValueError(f"spla.backends.gpu.ROWS_ORDER must be 'auto', True or False, got {ROWS_ORDER!r}")
-    if ROWS_ORDER is False:
+def _rows_order(cp, A, colptr, t):
+    """:func:`rows_order` of A (the tuning's rows_order; cached on A), or None: walk in index order."""
+    if t.rows_order is False:
         return None
-    min_cv = -1.0 if ROWS_ORDER is True else ROWS_ORDER_MIN_CV
-    key = ("rows_order", ROWS_LONG, min_cv, np.dtype(colptr.dtype).str, colptr.device.id)
-    return _cached(A, key, lambda: rows_order(cp, colptr, min_cv))
+    min_cv = -1.0 if t.rows_order is True else t.rows_order_min_cv
+    key = ("rows_order", t.rows_long, min_cv, np.dtype(colptr.dtype).str, colptr.device.id)
+    return _cached(A, key, lambda: rows_order(cp, colptr, min_cv, t.rows_long))
 
 
-def _tile_chunks(cp, A, colptr, split):
-    """:func:`interleaved_chunks` of A's tile split (TILE_LONG, TILE_CHUNK), cached in ``A._cache``."""
-    key = ("tile_chunks", split["long_len"], TILE_CHUNK, np.dtype(colptr.dtype).str, colptr.device.id)
+def _tile_chunks(cp, A, colptr, split, t):
+    """:func:`interleaved_chunks` of A's tile split (the tuning's tile_long, tile_chunk), cached on A."""
+    key = ("tile_chunks", split["long_len"], t.tile_chunk, np.dtype(colptr.dtype).str, colptr.device.id)
     return _cached(A, key, lambda: interleaved_chunks(cp, split))
 
 
-def _tile_chunk_mode(split, ncols, direct, can_split):
+def _tile_chunk_mode(split, ncols, direct, can_split, t):
     """How a tiles product reduces its long columns: None (no long column), "fused", "listed" or
-    "static" (TILE_CHUNKS; "auto": see there).  Listing needs chunks that ADD straight into y
-    (``direct``), else the static chunks; static chunks need ADD's atomic on T (``can_split``), else
-    fused."""
-    if TILE_CHUNKS not in ("auto", "fused", "listed", "static"):
-        raise ValueError(f"spla.backends.gpu.TILE_CHUNKS must be 'auto', 'fused', 'listed' or 'static', "
-                         f"got {TILE_CHUNKS!r}")
-    if isinstance(LISTED_CHUNK, bool) or not isinstance(LISTED_CHUNK, (int, np.integer)) or LISTED_CHUNK < 1:
-        # the listing's room and chunk bounds come from it: a bad one would overrun or loop forever
-        raise ValueError(f"spla.backends.gpu.LISTED_CHUNK must be a positive int, got {LISTED_CHUNK!r}")
+    "static" (the tuning's tile_chunks; "auto": listed above tile_fused_max_chunks chunks per column,
+    else fused).  Listing needs chunks that ADD straight into y (``direct``), else the static chunks;
+    static chunks need ADD's atomic on T (``can_split``), else fused."""
     if split is None:
         return None
-    chunks = TILE_CHUNKS
+    chunks = t.tile_chunks
     if chunks == "auto":
-        chunks = "listed" if direct and split["nchunks"] > TILE_FUSED_MAX_CHUNKS * ncols else "fused"
+        chunks = "listed" if direct and split["nchunks"] > t.tile_fused_max_chunks * ncols else "fused"
     if chunks == "listed" and not direct:
         chunks = "static"
     if chunks == "static" and not can_split:
@@ -807,15 +654,15 @@ def _tile_chunk_mode(split, ncols, direct, can_split):
     return chunks
 
 
-def _vecsc_long(cp, A, colptr, group, long=None, chunk=None):
-    """:func:`vecsc_long_split` of A for veCSC groups of ``group`` lanes, cached in ``A._cache``.
+def _vecsc_long(cp, A, colptr, group, long, chunk):
+    """:func:`vecsc_long_split` of A for groups of ``group`` lanes, cached on A.
 
-    A column is long when it has more than LONG * group / 32 entries: about 128 entries per lane
-    at the default LONG, whatever the group, so a short group does not walk a hub column alone
-    (one warp per CHUNK entries does instead).  ``long``/``chunk`` override LONG/CHUNK (push)."""
-    long = LONG if long is None else long
-    long_len = None if long is None else max(1, int(long) * int(group) // 32)
-    chunk = int(CHUNK if chunk is None else chunk)
+    A column is long when it has more than ``long`` * group / 32 entries: the same entries per lane
+    whatever the group, so a short group does not walk a hub column alone (one warp per ``chunk``
+    entries does instead).  ``long``, ``chunk``: the tuning's long and chunk (veCSC), push_long and
+    push_chunk (push) or tile_long and tile_chunk (tiles); ``long`` None or <= 0: no split."""
+    long_len = None if long is None or long <= 0 else max(1, int(long) * int(group) // 32)
+    chunk = int(chunk)
     key = ("vecsc_long", long_len, chunk, np.dtype(colptr.dtype).str, colptr.device.id)
     return _cached(A, key, lambda: vecsc_long_split(cp, colptr, long_len, chunk))
 
@@ -847,12 +694,12 @@ def _tile_listing(cp, device_id, capacity):
     return tuple(np.uint64(base + 8 * room * i) for i in range(4))
 
 
-def _tile_done(cp, A, split, device_id):
+def _tile_done(cp, A, split, device_id, t):
     """The fused chunks' counters (split["nmulti"],) uint32 of A on the current stream (a cupy array):
     zero when created, and every launch leaves them zero (a column's last chunk resets its
     counter), so no memset per product.  Kept in ``A._cache`` per stream, for the reasons
     :func:`_tile_listing` gives (a fresh zeroed array for an object without a cache)."""
-    key = ("tile_done", split["long_len"], TILE_CHUNK, device_id)
+    key = ("tile_done", split["long_len"], t.tile_chunk, device_id)
     streams = _cached(A, key, weakref.WeakKeyDictionary)
     stream = cp.cuda.get_current_stream()
     done = streams.get(stream)
@@ -942,8 +789,10 @@ def _popcount_kernel():
     return cp.ElementwiseKernel("T x", "int32 y", POPCOUNT_OP, "spla_popcount")
 
 
-def _grid(threads):
-    return int(max(1, min(MAX_BLOCKS, -(-int(threads) // BLOCK))))
+def _grid(threads, max_blocks):
+    """Blocks of BLOCK threads for ``threads`` threads, at most ``max_blocks`` (the tuning's max_blocks:
+    the kernels loop grid-stride beyond it)."""
+    return int(max(1, min(max_blocks, -(-int(threads) // BLOCK))))
 
 
 @functools.lru_cache(maxsize=None)
@@ -962,21 +811,22 @@ def _resident_blocks(device_id):
 
 def resident_threads(device):
     """Threads the device holds at once (an int: SMs x threads per SM, in whole blocks of BLOCK) for a
-    device string "gpu:N" (a Matrix's ``device``; "gpu" is GPU 0); VECSC_FILL_THREADS (about an H100's or
-    H200's count) for "cpu", so that a rule that scales with the device decides on the CPU as it would
-    on such a GPU."""
+    device string "gpu:N" (a Matrix's ``device``; "gpu" is GPU 0); the tuning's vecsc_fill_threads
+    (about an H100's or H200's count) for "cpu", so that a rule that scales with the device decides on
+    the CPU as it would on such a GPU."""
     from ..device import gpu_index, is_gpu
 
     if not is_gpu(device):
-        return VECSC_FILL_THREADS
+        return _tuning.current().vecsc_fill_threads
     return _resident_blocks(gpu_index(device) if ":" in device else 0) * BLOCK
 
 
-def _use_worklist(walk_threads, device_id):
-    """Whether a masked k == 1 product compacts its computed columns first (see MASK_WORKLIST)."""
-    if MASK_WORKLIST == "auto":
-        return walk_threads >= WORKLIST_MIN_WAVES * _resident_blocks(device_id) * BLOCK
-    return bool(MASK_WORKLIST)
+def _use_worklist(walk_threads, device_id, t):
+    """Whether a masked k == 1 product compacts its computed columns first (the tuning's mask_worklist;
+    "auto": when walking every column would take worklist_min_waves full waves of the device)."""
+    if t.mask_worklist == "auto":
+        return walk_threads >= t.worklist_min_waves * _resident_blocks(device_id) * BLOCK
+    return bool(t.mask_worklist)
 
 
 def _empty_fraction(A, colptr):
@@ -986,7 +836,7 @@ def _empty_fraction(A, colptr):
                    lambda: _dev.count_true(colptr[1:] == colptr[:-1]) / ncols if ncols else 0.0)
 
 
-def _mask_worklist(cp, funcs, colptr, marr, js, mode, ncols, y, acc, flags, index_dtype):
+def _mask_worklist(cp, funcs, colptr, marr, js, mode, ncols, y, acc, flags, index_dtype, max_blocks):
     """Compact the computed columns of a 1-D mask: (list (ncols,) index_dtype, count (1,) uint64).
 
     Also stores y[j] for every not-computed column (the identity under FRESH or REPLACE) and, when
@@ -995,20 +845,21 @@ def _mask_worklist(cp, funcs, colptr, marr, js, mode, ncols, y, acc, flags, inde
     worklist = cp.empty(ncols, dtype=index_dtype)
     count = cp.zeros(1, dtype=np.uint64)
     # list = [j : mask[j] != complement, column j not empty];  y<!computed> = identity (fresh or replace)
-    grid = _grid(-(-ncols // WORKLIST_PER))
+    grid = _grid(-(-ncols // WORKLIST_PER), max_blocks)
     funcs["mask_worklist"]((grid,), (BLOCK,), (np.uint64(0) if colptr is None else colptr, marr, np.int64(js),
                                                np.int32(mode), np.int64(ncols), y, acc, np.int32(flags), worklist,
                                                count))
     return worklist, count
 
 
-def _input_worklist(cp, funcs, u, nin, index_dtype):
+def _input_worklist(cp, funcs, u, nin, index_dtype, max_blocks):
     """Compact the inputs that contribute (u[i] != identity) of a k == 1 push:
     (list (nin,) index_dtype, count (1,) uint64)."""
     worklist = cp.empty(nin, dtype=index_dtype)
     count = cp.zeros(1, dtype=np.uint64)
     # list = [i : u[i] != identity]
-    funcs["input_worklist"]((_grid(-(-nin // WORKLIST_PER)),), (BLOCK,), (u, np.int64(nin), worklist, count))
+    funcs["input_worklist"]((_grid(-(-nin // WORKLIST_PER), max_blocks),), (BLOCK,), (u, np.int64(nin), worklist,
+                                                                              count))
     return worklist, count
 
 
@@ -1035,10 +886,11 @@ def _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape):
     return cp.full(out_shape, ident, dtype=dtype), True
 
 
-def _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags):
-    """y = computed ? accum(y, t) : (replace ? identity : y), elementwise (after an atomic kernel)."""
-    funcs["merge"]((_grid(ncols * k),), (BLOCK,), (t, y, marr, np.int64(js), np.int64(cs), np.int32(mode),
-                                                    np.int64(ncols), np.int64(k), acc, np.int32(flags)))
+def _merge(funcs, target, y, marr, js, cs, mode, ncols, k, acc, flags, max_blocks):
+    """y = computed ? accum(y, target) : (replace ? identity : y), elementwise (after an atomic kernel)."""
+    funcs["merge"]((_grid(ncols * k, max_blocks),), (BLOCK,), (target, y, marr, np.int64(js), np.int64(cs),
+                                                                np.int32(mode), np.int64(ncols), np.int64(k), acc,
+                                                                np.int32(flags)))
 
 
 def _values_as(A, dtype):
@@ -1069,52 +921,45 @@ def _mask_args(cp, mask, complement, ncols, k):
     raise ValueError(f"mask of shape {mask.shape} does not fit an output of {ncols} x {k}")
 
 
-def _use_tiles(cp, A, colptr, ncols, device_id):
-    """Whether a masked k == 1 scCSC product runs as warp tiles (SCCSC_TILES): "auto" when walking every
-    column would take at least WORKLIST_MIN_WAVES waves of the device, or when a column is longer than
-    TILE_LONG (the tiles split it; the walk would leave it to one thread).  Smaller graphs of short
-    columns keep the walk, whose thread per column has more parallelism than a warp per tile
-    (single-source betweenness on Watts-Strogatz n=100k: 0.33 ms a source walked, 0.42 ms as tiles)."""
-    if SCCSC_TILES != "auto":
-        return bool(SCCSC_TILES)
-    if _use_worklist(ncols, device_id):
+def _use_tiles(cp, A, colptr, ncols, device_id, t):
+    """Whether a masked k == 1 scCSC product runs as warp tiles (the tuning's sccsc_tiles): "auto" when
+    walking every column would take at least worklist_min_waves waves of the device, or when a column is
+    longer than tile_long (the tiles split it; the walk would leave it to one thread).  Smaller graphs of
+    short columns keep the walk, whose thread per column has more parallelism than a warp per tile."""
+    if t.sccsc_tiles != "auto":
+        return bool(t.sccsc_tiles)
+    if _use_worklist(ncols, device_id, t):
         return True
-    return _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK) is not None
+    return _vecsc_long(cp, A, colptr, 32, t.tile_long, t.tile_chunk) is not None
 
 
-def _tunable(name, value, allowed):
-    """A module setting's value, checked against the values its kernel handles (a ValueError naming it)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or int(value) not in allowed:
-        raise ValueError(f"spla.backends.gpu.{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
-    return int(value)
-
-
-def _tile_group(cp, A, colptr):
-    """spla_sccsc_tiles' group_max for A (TILE_GROUP; "auto": the least power of two G <= 8 giving a lane at most
-    TILE_LANE_ENTRIES entries of the mean non-empty column with at most TILE_LONG entries), cached."""
-    if TILE_GROUP != "auto":
-        return _tunable("TILE_GROUP", TILE_GROUP, (1, 2, 4, 8, 16, 32))
+def _tile_group(cp, A, colptr, t):
+    """spla_sccsc_tiles' group_max for A (the tuning's tile_group; "auto": the least power of two G <= 8
+    giving a lane at most tile_lane_entries entries of the mean non-empty column with at most tile_long
+    entries), cached on A."""
+    if t.tile_group != "auto":
+        return int(t.tile_group)
 
     def build():
         lengths = cp.diff(colptr)
-        short = (lengths > 0) & (lengths <= TILE_LONG)
+        short = (lengths > 0) & (lengths <= t.tile_long)
         count = _dev.count_true(short)
         # an int64 sum: CuPy sums int32 into int64 with a CUB block reduction compiled on first use
         mean = float(lengths[short].astype(np.int64).sum()) / count if count else 0.0
         group = 1
-        while group < 8 and mean > group * TILE_LANE_ENTRIES:
+        while group < 8 and mean > group * t.tile_lane_entries:
             group *= 2
         return group
-    return _cached(A, ("tile_group", TILE_LONG, TILE_LANE_ENTRIES, colptr.device.id), build)
+    return _cached(A, ("tile_group", t.tile_long, t.tile_lane_entries, colptr.device.id), build)
 
 
-def _tile_geometry(ncols, device_id):
-    """(R, threads per block) of a spla_sccsc_tiles launch over ncols columns: TILE_R, halved while the
-    graph has fewer than TILE_MIN_WARPS tiles per SM; BLOCK, halved (down to one warp) while the grid
-    would give an SM fewer than two blocks."""
+def _tile_geometry(ncols, device_id, t):
+    """(R, threads per block) of a spla_sccsc_tiles launch over ncols columns: the tuning's tile_r
+    (at most SPLA_TILE_R = 8 of spmv.cuh), halved while the graph has fewer than tile_min_warps tiles
+    per SM; BLOCK, halved (down to one warp) while the grid would give an SM fewer than two blocks."""
     sms = _sm_count(device_id)
-    R = _tunable("TILE_R", TILE_R, (1, 2, 4, 8))  # SPLA_TILE_R = 8 in spmv.cuh
-    while R > 1 and -(-ncols // (32 * R)) < TILE_MIN_WARPS * sms:
+    R = int(t.tile_r)
+    while R > 1 and -(-ncols // (32 * R)) < t.tile_min_warps * sms:
         R //= 2
     tiles = -(-ncols // (32 * R))
     block = BLOCK
@@ -1123,10 +968,10 @@ def _tile_geometry(ncols, device_id):
     return R, block
 
 
-def _rows_fit(u, y, k, dtype):
-    """Whether a k > 1 veCSC product can read 16-byte row pieces (spla_vecsc_rows): VECSC_ROWS, rows a
-    multiple of 16 bytes, u and y 16-byte aligned."""
-    return (VECSC_ROWS and k > 1 and (k * dtype.itemsize) % 16 == 0
+def _rows_fit(u, y, k, dtype, t):
+    """Whether a k > 1 veCSC product can read 16-byte row pieces (spla_vecsc_rows): the tuning's
+    vecsc_rows, rows a multiple of 16 bytes, u and y 16-byte aligned."""
+    return (t.vecsc_rows and k > 1 and (k * dtype.itemsize) % 16 == 0
             and u.data.ptr % 16 == 0 and y.data.ptr % 16 == 0)
 
 
@@ -1137,7 +982,7 @@ def _rows_group(k, dtype):
 
 
 def _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc, flags, vec4,
-                       per_warp=1):
+                       max_blocks, per_warp=1):
     """The long columns of a k == 1 veCSC or scCSC-tiles product (the main kernel skipped them): a warp
     per ``per_warp`` chunks, ADDed straight into y (``direct``) or into a buffer that
     spla_vecsc_long_finish stores."""
@@ -1145,14 +990,14 @@ def _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, 
     nlong, nchunks = split["nlong"], split["nchunks"]
     tl = y if direct else cp.full(nlong, sr.add.identity(dtype), dtype=dtype)
     # y<mask>[long columns] += chunk partials (atomic ADD), or tl = those partials
-    funcs["veCSC_long_chunks"]((_grid(-(-nchunks // per_warp) * 32),), (BLOCK,),
+    funcs["veCSC_long_chunks"]((_grid(-(-nchunks // per_warp) * 32, max_blocks),), (BLOCK,),
                                (split["chunk_col"], split["chunk_begin"], split["chunk_end"], split["long_cols"],
                                 rowidx, vals, u, tl, y, i32(1 if direct else 0), marr, i64(js), i32(mode),
                                 i64(nchunks), vec4, i32(per_warp)))
     if not direct:
         # y<mask>[long columns] = accum(y, tl)
-        funcs["veCSC_long_finish"]((_grid(nlong),), (BLOCK,), (split["long_cols"], tl, y, marr, i64(js), i32(mode),
-                                                                i64(nlong), acc, i32(flags)))
+        funcs["veCSC_long_finish"]((_grid(nlong, max_blocks),), (BLOCK,), (split["long_cols"], tl, y, marr, i64(js),
+                                                                            i32(mode), i64(nlong), acc, i32(flags)))
 
 
 def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False):
@@ -1170,6 +1015,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     Raises KernelUnavailable when :func:`supports` says no.
     """
     cp = _cupy()
+    t = _tuning.current()
+    mb = t.max_blocks
     sr = _sr.get(semiring)
     dtype = np.dtype(u.dtype)
     ok, why = _supports_cached(kernel, sr, dtype)
@@ -1210,16 +1057,16 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     funcs = _spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id)
     i64, i32 = np.int64, np.int32
     acc = i32(ACCUM_CODES[accum])
-    group = vecsc_group_size(A, k, _resident_blocks(device_id) * BLOCK) if kernel == "veCSC" else 1
+    group = vecsc_group_size(A, k, _resident_blocks(device_id) * BLOCK, t) if kernel == "veCSC" else 1
     variant, threads_per_block = "", BLOCK  # the kernel's mode and block, for the DEBUG line
     debug = log.isEnabledFor(logging.DEBUG)  # the variants below are formatted only for that line
-    tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id)
+    tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _use_tiles(cp, A, colptr, ncols, device_id, t)
     listed = not tiles and mode != MASK_NONE and k == 1 and kernel in ("scCSC", "veCSC") and _use_worklist(
-        ncols * group, device_id)
+        ncols * group, device_id, t)
     if listed:
-        skip_empty = _empty_fraction(A, colptr) > WORKLIST_SKIP_EMPTY
+        skip_empty = _empty_fraction(A, colptr) > t.worklist_skip_empty
         worklist, count = _mask_worklist(cp, funcs, colptr if skip_empty else None, marr, js, mode, ncols, y, acc,
-                                         flags, index_dtype)
+                                         flags, index_dtype, mb)
     else:
         worklist = count = np.uint64(0)  # null pointers: every column is walked
     # long-column split (k == 1): needs ADD's atomic on T (every functor has one; checked anyway); the
@@ -1227,14 +1074,14 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     # first) or ADD(y[j], result)
     can_split = k == 1 and _supports_cached("scCOOC", sr, dtype)[0]
     becomes, adds = _adds_into_y(add, flags, mode, accum, replace)
-    vec4 = i32(1 if VECSC_VEC4 else 0)
+    vec4 = i32(1 if t.vecsc_vec4 else 0)
 
     if tiles:
-        split = _vecsc_long(cp, A, colptr, 32, TILE_LONG, TILE_CHUNK)
+        split = _vecsc_long(cp, A, colptr, 32, t.tile_long, t.tile_chunk)
         direct = split is not None and can_split and adds
-        chunks = _tile_chunk_mode(split, ncols, direct, can_split)
-        R, tile_block = _tile_geometry(ncols, device_id)
-        group_max = _tile_group(cp, A, colptr)
+        chunks = _tile_chunk_mode(split, ncols, direct, can_split, t)
+        R, tile_block = _tile_geometry(ncols, device_id, t)
+        group_max = _tile_group(cp, A, colptr, t)
         variant = debug and (f" (tiles of {32 * R} columns, up to {group_max} lanes a column"
                    + (f", {split['nchunks']} long-column chunks {chunks}" if chunks else "") + ")")
         threads_per_block = tile_block
@@ -1242,26 +1089,26 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
         null = np.uint64(0)
         chunk_groups, fused_args, listing = 0, (i64(0), i32(1), i64(0)) + (null,) * 9, (null,) * 4
         if chunks == "fused":
-            ichunks = _tile_chunks(cp, A, colptr, split)
-            per_warp = int(CHUNKS_PER_WARP)
+            ichunks = _tile_chunks(cp, A, colptr, split, t)
+            per_warp = int(t.chunks_per_warp)
             chunk_groups = -(-split["nchunks"] // per_warp)
             part = cp.empty(split["nchunks"], dtype=dtype)  # a partial per chunk, no initial value
             fused_args = (i64(chunk_groups), i32(per_warp), i64(split["nchunks"]), ichunks["chunk_j"],
                           ichunks["chunk_begin"], ichunks["chunk_end"], ichunks["chunk_col"], ichunks["chunk_part"],
                           split["col_chunk0"], split["col_slot"], part,
-                          _tile_done(cp, A, split, device_id) if split["nmulti"] else null)
+                          _tile_done(cp, A, split, device_id, t) if split["nmulti"] else null)
         elif chunks == "listed":
-            # room for every long column's chunks of LISTED_CHUNK entries: ceil(len / LISTED_CHUNK) <=
-            # ceil(len / TILE_CHUNK) * ceil(TILE_CHUNK / LISTED_CHUNK)
-            listing = _tile_listing(cp, device_id, split["nchunks"] * -(-int(TILE_CHUNK) // int(LISTED_CHUNK)))
+            # room for every long column's chunks of listed_chunk entries: ceil(len / listed_chunk) <=
+            # ceil(len / tile_chunk) * ceil(tile_chunk / listed_chunk)
+            listing = _tile_listing(cp, device_id, split["nchunks"] * -(-int(t.tile_chunk) // int(t.listed_chunk)))
         ntiles = -(-ncols // (32 * R))
-        grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), MAX_BLOCKS)))
+        grid = int(max(1, min(-(-(chunk_groups + ntiles) // (tile_block // 32)), mb)))
         # y<mask> = u +.* A: a warp per tile of columns, the computed ones spread over its lanes (and a
         # warp per group of long-column chunks first, when fused)
         funcs["scCSC_tiles_listed" if chunks == "listed" else "scCSC_tiles"]((grid,), (tile_block,), (
             colptr, rowidx, vals, u, y, marr, i64(js), i32(mode), i64(ncols), i32(R), acc, i32(flags), long_len,
             i32(1 if chunks in ("static", "listed") and direct and becomes else 0), i32(group_max), *fused_args,
-            vec4, *listing, i64(LISTED_CHUNK)))
+            vec4, *listing, i64(t.listed_chunk)))
         if chunks == "listed":
             try:
                 # y<mask>[long computed columns] += their chunks (atomic ADD)
@@ -1272,17 +1119,17 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 raise
         elif chunks == "static":
             _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
-                               flags, vec4, int(CHUNKS_PER_WARP))
+                               flags, vec4, mb, int(t.chunks_per_warp))
     elif kernel == "scCSC":
         threads = ncols * k
-        grid = min(_grid(threads), _resident_blocks(device_id)) if listed else _grid(threads)
+        grid = min(_grid(threads, mb), _resident_blocks(device_id)) if listed else _grid(threads, mb)
         funcs["scCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode),
                                             i64(ncols), i64(k), acc, i32(flags), worklist, count))
     elif kernel == "veCSC" and k == 1:
-        grid = _grid(ncols * group)
+        grid = _grid(ncols * group, mb)
         if listed:
             grid = min(grid, _resident_blocks(device_id))
-        split = _vecsc_long(cp, A, colptr, group) if can_split else None
+        split = _vecsc_long(cp, A, colptr, group, t.long, t.chunk) if can_split else None
         direct = split is not None and adds
         funcs["veCSC"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i32(mode),
                                             i64(ncols), i32(group), acc, i32(flags),
@@ -1292,35 +1139,35 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
             variant = debug and (f" (columns over {split['long_len']} entries cut into {split['nchunks']} chunks, "
                        + ("added into out)" if direct else "reduced through a buffer)"))
             _vecsc_long_chunks(cp, funcs, sr, dtype, split, direct, rowidx, vals, u, y, marr, js, mode, acc,
-                               flags, vec4)
-    elif kernel == "veCSC" and _rows_fit(u, y, k, dtype) and _use_windows(
-            cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id):
-        windows, items, seg = _window_lists(cp, A, colptr, rowidx, k, device_id)
+                               flags, vec4, mb)
+    elif kernel == "veCSC" and _rows_fit(u, y, k, dtype, t) and _use_windows(
+            cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, device_id, t):
+        windows, items, seg = _window_lists(cp, A, colptr, rowidx, k, device_id, t)
         if becomes and items["multi_window_cols"].size:
             y[items["multi_window_cols"]] = 0.0  # their items ADD into it
         nitems = items["nitems"]
-        grid = _grid(nitems * (k // WINDOW) * 32)
+        grid = _grid(nitems * (k // WINDOW) * 32, mb)
         variant = debug and (f" (windows of {WINDOW} columns on tensor cores: {nitems} items of at most "
                              f"{seg} distinct rows, {windows['reuse']:.2f} entries a row)")
         # check = whether U holds a value off the tensor cores' exact path (not finite, or tiny)
         check = cp.zeros(1, dtype=np.int32)
-        funcs["windows_scan"]((_grid(u.size // 4),), (BLOCK,), (u, i64(u.size), check))
+        funcs["windows_scan"]((_grid(u.size // 4, mb),), (BLOCK,), (u, i64(u.size), check))
         # Y = U +.* A, a warp per item of a window's distinct rows and 32 components, on tensor cores
         funcs["veCSC_windows"]((grid,), (BLOCK,), (
             items["item_col"], items["item_begin"], items["item_end"], items["item_multi"], i64(nitems),
             windows["slots"], check, u, y, i64(ncols), i64(k), acc, i32(flags)))
-    elif kernel == "veCSC" and _rows_fit(u, y, k, dtype):
+    elif kernel == "veCSC" and _rows_fit(u, y, k, dtype, t):
         group = _rows_group(k, dtype)
         # long columns: every column cut into items of at most `chunk` entries, which needs ADD's atomic
         # on T and output semantics that ADDs into y give
-        chunk = (_rows_chunk(A, colptr, group, device_id)
+        chunk = (_rows_chunk(A, colptr, group, device_id, t)
                  if adds and _supports_cached("scCOOC", sr, dtype)[0] else None)
         if chunk is not None:
             items = _rows_items(cp, A, colptr, chunk)
             if becomes:
                 y[items["multi_cols"]] = sr.add.identity(dtype)  # their items ADD into it
             nitems = items["nitems"]
-            grid = max(1, min(-(-nitems // (BLOCK // group)), _resident_blocks(device_id), MAX_BLOCKS))
+            grid = max(1, min(-(-nitems // (BLOCK // group)), _resident_blocks(device_id), mb))
             variant = debug and f" (rows, {nitems} items of at most {chunk} entries, longest first)"
             # Y<mask> = U +.* A, a group of lanes per work item of one column
             funcs["veCSC_rows_items"]((grid,), (BLOCK,), (
@@ -1328,8 +1175,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                 cp.zeros(1, dtype=np.uint32), rowidx, vals, u, y, marr, i64(js), i64(cs), i32(mode), i64(k),
                 i32(group), acc, i32(flags)))
         else:
-            grid = _grid(ncols * group)
-            order = _rows_order(cp, A, colptr)
+            grid = _grid(ncols * group, mb)
+            order = _rows_order(cp, A, colptr, t)
             variant = " (rows, longest first)" if order is not None else " (rows)"
             # Y<mask> = U +.* A, a group of lanes per column reading 16-byte pieces of U's rows
             funcs["veCSC_rows" if order is None else "veCSC_rows_ordered"](
@@ -1337,36 +1184,36 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                                     i64(k), i32(group), acc, i32(flags), i64(0), i32(0),
                                     np.uint64(0) if order is None else order))
     elif kernel == "veCSC":
-        grid = _grid(ncols * group)
+        grid = _grid(ncols * group, mb)
         variant = " (block: U's or Y's rows are not 16-byte pieces, or the rows kernel is off)"
         funcs["veCSC_block"]((grid,), (BLOCK,), (colptr, rowidx, vals, u, y, marr, i64(js), i64(cs),
                                                   i32(mode), i64(ncols), i64(k), i32(group), acc,
                                                   i32(flags)))
     elif kernel == "scCOOC":  # atomics into a buffer holding the identity, then merge into out if needed
         nnz = int(A.nnz)
-        t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
-        grid = _grid(nnz * k)
+        target, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
+        grid = _grid(nnz * k, mb)
         if nnz:
-            funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, t, marr, i64(js), i64(cs),
+            funcs["scCOOC"]((grid,), (BLOCK,), (A.rowidx, A.colidx, vals, u, target, marr, i64(js), i64(cs),
                                                  i32(mode), i64(nnz), i64(k)))
         variant = debug and (" (no entries: nothing launched" if not nnz else " (atomics into "
                    + ("a buffer of the identity, merged into out" if merge else "the output")) + ")"
         if merge:
-            _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
+            _merge(funcs, target, y, marr, js, cs, mode, ncols, k, acc, flags, mb)
     else:  # push: walk the input side R = A.T, atomics as scCOOC
         R = A.T
         nin = int(R.shape[1])
-        t, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
-        group = push_group_size(R) if k == 1 else vecsc_group_size(R, k)
-        grid = _grid(nin * group)
-        split = _vecsc_long(cp, R, R.colptr, group, PUSH_LONG, PUSH_CHUNK) if k == 1 else None
-        listed = k == 1 and _use_worklist(nin * group, device_id)
+        target, merge = _atomic_target(cp, sr, dtype, y, flags, mode, accum, replace, out_shape)
+        group = push_group_size(R, t) if k == 1 else vecsc_group_size(R, k, None, t)
+        grid = _grid(nin * group, mb)
+        split = _vecsc_long(cp, R, R.colptr, group, t.push_long, t.push_chunk) if k == 1 else None
+        listed = k == 1 and _use_worklist(nin * group, device_id, t)
         if listed:
-            worklist, count = _input_worklist(cp, funcs, u, nin, index_dtype)
+            worklist, count = _input_worklist(cp, funcs, u, nin, index_dtype, mb)
             grid = min(grid, _resident_blocks(device_id))
         rvals = u if pattern else cp.ascontiguousarray(_values_as(R, dtype))
         if R.nnz and nin:
-            funcs["push"]((grid,), (BLOCK,), (R.colptr, R.rowidx, rvals, u, t, marr, i64(js), i64(cs), i32(mode),
+            funcs["push"]((grid,), (BLOCK,), (R.colptr, R.rowidx, rvals, u, target, marr, i64(js), i64(cs), i32(mode),
                                                i64(nin), i64(k), i32(group),
                                                i64(split["long_len"] if split is not None else 0),
                                                worklist, count))
@@ -1374,14 +1221,14 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
                        + (f"; inputs over {split['long_len']} entries cut into {split['nchunks']} chunks"
                           if split is not None else "") + ")")
             if split is not None:
-                funcs["push_long_chunks"]((_grid(split["nchunks"] * 32),), (BLOCK,),
+                funcs["push_long_chunks"]((_grid(split["nchunks"] * 32, mb),), (BLOCK,),
                                           (split["chunk_col"], split["chunk_begin"], split["chunk_end"],
-                                           split["long_cols"], R.rowidx, rvals, u, t, marr, i64(js), i32(mode),
+                                           split["long_cols"], R.rowidx, rvals, u, target, marr, i64(js), i32(mode),
                                            i64(split["nchunks"])))
         else:
             variant = " (no entries or inputs: nothing launched)"
         if merge:
-            _merge(funcs, t, y, marr, js, cs, mode, ncols, k, acc, flags)
+            _merge(funcs, target, y, marr, js, cs, mode, ncols, k, acc, flags, mb)
     if debug:
         log.debug("gpu vxm: kernel=%s%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
                   "mask=%s%s accum=%s out=%s replace=%s", kernel, variant, add, mul, " (swapped)" if swap else "",
@@ -1442,7 +1289,7 @@ def weighted_rowsum(X, weights=None):
         if n == 0 or W == 0:
             return res
         G = int(min(32, 1 << (W - 1).bit_length()))
-        grid = _grid(n * G)
+        grid = _grid(n * G, _tuning.current().max_blocks)
         fn = _bits_module(X.device.id)[weighted]
         wts = weights if weighted else X  # unused placeholder pointer when not weighted
         fn((grid,), (BLOCK,), (X, wts, res if weighted else X, X if weighted else res, np.int64(n), np.int64(W),
@@ -1457,19 +1304,18 @@ def weighted_rowsum(X, weights=None):
 # Level-structured sparse blocks (spla.frontier)
 # ---------------------------------------------------------------------------------------------
 FRONTIER_SOURCE = KERNEL_DIR / "frontier.cuh"
-#: Lanes per frontier entry (a power of two <= 32); None: from the mean out-degree (frontier_group).
-FRONTIER_GROUP = None
 
 
-def frontier_group(mean_degree):
-    """Lanes per frontier entry: the power of two at most a quarter of the mean out-degree, in [1, 32].
+def frontier_group(mean_degree, t=None):
+    """Lanes per frontier entry: the power of two at most a quarter of the mean out-degree, in [1, 32]
+    (the tuning's frontier_group overrides; ``t``: the spla.tuning.Tuning, None: current).
 
     A mesh (6 arcs per vertex) gets 1: its entries' few arcs are best walked by one lane each, the
-    parallelism coming from the level's many entries (delaunay_n16, H100: G = 1 and 2 equal, 4 8%
-    and 8 30% slower, docs/benchmarks.md).
+    parallelism coming from the level's many entries.
     """
-    if FRONTIER_GROUP is not None:
-        return _tunable("FRONTIER_GROUP", FRONTIER_GROUP, (1, 2, 4, 8, 16, 32))
+    t = _tuning.current() if t is None else t
+    if t.frontier_group is not None:
+        return int(t.frontier_group)
     quarter = max(1.0, float(mean_degree) / 4.0)
     return int(min(32, 1 << int(math.floor(math.log2(quarter)))))
 
@@ -1502,10 +1348,11 @@ def _frontier_setup(A, queue):
     kernels walk it grid-stride.
     """
     out_csc = A.T  # column v of A^T lists the targets w of the arcs v -> w
-    key = ("frontier_setup", np.dtype(queue.dtype).str, FRONTIER_GROUP)
+    t = _tuning.current()
+    key = ("frontier_setup", np.dtype(queue.dtype).str, t.frontier_group)
     got = A._cache.get(key)
     if got is None:
-        G = frontier_group(out_csc.nnz / max(A.shape[0], 1))
+        G = frontier_group(out_csc.nnz / max(A.shape[0], 1), t)
         funcs = _frontier_module(np.dtype(queue.dtype).str, np.dtype(out_csc.colptr.dtype).str, queue.device.id)
         got = A._cache[key] = (out_csc, funcs, G, _resident_blocks(queue.device.id))
     return got
