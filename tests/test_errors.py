@@ -520,7 +520,7 @@ def test_choose_kernel_unknown_semiring(A):
 
 
 def test_selection_needs_a_matrix(A):
-    """scale_free_metric / choose_kernel of a SciPy matrix: TypeError naming it (was AttributeError '_cache')."""
+    """scale_free_metric / choose_kernel of a SciPy matrix: a TypeError naming the function."""
     S = A.to_scipy()
     for fn in (spla.scale_free_metric, spla.choose_kernel):
         with pytest.raises(TypeError, match=rf"{fn.__name__}: A must be a spla.Matrix, got csc_array; build one "

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import types
 import zlib
 
 import numpy as np
@@ -40,6 +39,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from spla import semirings, tuning  # noqa: E402
 from spla.backends import gpu  # noqa: E402
+from spla.backends.gpu import compile as gpu_compile  # noqa: E402
+from spla.backends.gpu import launch, layouts, tiles  # noqa: E402
 from spla.errors import KernelUnavailable  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(_NDEV < 1, reason="CuPy sees no CUDA device")]
@@ -50,10 +51,26 @@ KERNELS = gpu.KERNELS
 # ---------------------------------------------------------------------------------------------
 # Test matrices: the attributes of spla.Matrix that the backend reads, built from COO triplets
 # ---------------------------------------------------------------------------------------------
-class CSC:
+class Kept:
+    """spla.Matrix's cache gateway (cached, peek_cached) for the test doubles; ``kept`` holds the values."""
+
+    def __init__(self):
+        self.kept = {}
+
+    def cached(self, key, build):
+        if key not in self.kept:
+            self.kept[key] = build()
+        return self.kept[key]
+
+    def peek_cached(self, key, default=None):
+        return self.kept.get(key, default)
+
+
+class CSC(Kept):
     """colptr/rowidx/values/colidx on the GPU (sorted, duplicates dropped) + the NumPy COO."""
 
     def __init__(self, shape, rows, cols, vals=None, index_dtype=np.int32):
+        super().__init__()
         m, n = shape
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
@@ -68,16 +85,15 @@ class CSC:
         self.rowidx = cp.asarray(self.np_rows.astype(index_dtype))
         self.colidx = cp.asarray(self.np_cols.astype(index_dtype))
         self.values = None if self.np_vals is None else cp.asarray(self.np_vals)
-        self._cache = {}
+        self._T = None
 
     @property
     def T(self):
         """The transpose (the input side that the push kernel walks), built once."""
-        if "T" not in self._cache:
-            t = CSC(self.shape[::-1], self.np_cols, self.np_rows, self.np_vals, self.colptr.dtype)
-            t._cache["T"] = self
-            self._cache["T"] = t
-        return self._cache["T"]
+        if self._T is None:
+            self._T = CSC(self.shape[::-1], self.np_cols, self.np_rows, self.np_vals, self.colptr.dtype)
+            self._T._T = self
+        return self._T
 
     def __repr__(self):
         kind = "pattern" if self.values is None else str(self.np_vals.dtype)
@@ -302,7 +318,7 @@ def test_vecsc_group_sizes(group, name, dtype):
     with tuning.override(vecsc_group=group):
         for config in [("none", False, None, False, False), ("full", True, None, True, True)]:
             run_case(A, sr, dtype, "veCSC", None, config, rng)
-        assert gpu.vecsc_group_size(A) == group
+        assert launch.vecsc_group_size(A) == group
 
 
 @pytest.mark.parametrize("ncols,mean", [(65_536, 6), (1000, 40), (100_000, 40)])
@@ -314,7 +330,7 @@ def test_vecsc_group_fills_this_device(caplog, ncols, mean):
     rng = np.random.default_rng(ncols + mean)
     cols = np.repeat(np.arange(ncols), mean)
     A = CSC((2 * ncols, ncols), rng.integers(0, 2 * ncols, cols.size), cols, None)
-    want = gpu.vecsc_group_size(A, 1, gpu._resident_blocks(0) * gpu.BLOCK)
+    want = launch.vecsc_group_size(A, 1, launch.resident_blocks(0) * gpu_compile.BLOCK)
     with caplog.at_level(logging.DEBUG, logger="spla"):
         run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("none", False, None, False, False), rng)
     lines = [r.getMessage() for r in caplog.records if "kernel=veCSC" in r.getMessage()]
@@ -368,9 +384,9 @@ def test_vecsc_long_columns(name, dtype):
     rng = np.random.default_rng(zlib.crc32(f"long-{name}-{np.dtype(dtype)}".encode()))
     for index_dtype, pattern in ((np.int32, False), (np.int64, True)):
         A = _long_matrix(rng, index_dtype, pattern, dtype)
-        assert gpu.vecsc_group_size(A) == 32  # long means > long * 32 / 32 entries
+        assert launch.vecsc_group_size(A) == 32  # long means > long * 32 / 32 entries
         t = tuning.current()
-        split = gpu._vecsc_long(cp, A, A.colptr, 32, t.long, t.chunk)
+        split = layouts.long_split_of(cp, A, A.colptr, 32, t.long, t.chunk)
         assert split is not None and split["nlong"] == 2 and split["long_len"] == t.long == 4096
         assert cp.asnumpy(split["long_cols"]).tolist() == [5, 17] and split["nchunks"] == 5 + 25
         configs = _configs(dtype) if index_dtype == np.int32 else _configs(dtype)[::3]
@@ -401,7 +417,7 @@ def test_vecsc_long_split_small(long_chunk, name, dtype):
             for c in range(0, len(configs), 2):
                 run_case(A, sr, dtype, "veCSC", None, configs[(c + i) % len(configs)], rng)
     with tuning.override(long=long, chunk=chunk, vecsc_group=4):
-        assert gpu._vecsc_long(cp, mats[0], mats[0].colptr, 4, long, chunk)["long_len"] == max(1, long // 8)
+        assert layouts.long_split_of(cp, mats[0], mats[0].colptr, 4, long, chunk)["long_len"] == max(1, long // 8)
         for config in configs[::7]:
             run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
         with tuning.override(max_blocks=1):  # grid-stride over chunks and long columns
@@ -415,7 +431,7 @@ def test_vecsc_long_disabled(off):
     rng = np.random.default_rng(9)
     A = _long_matrix(rng)
     with tuning.override(long=off):
-        assert gpu._vecsc_long(cp, A, A.colptr, 32, off, tuning.current().chunk) is None
+        assert layouts.long_split_of(cp, A, A.colptr, 32, off, tuning.current().chunk) is None
         run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("full", False, "plus", True, False),
                  rng)
 
@@ -471,7 +487,7 @@ def test_mask_worklist(kernel, worklist, skip_empty):
     rows = np.concatenate([rng.integers(0, m, nnz), np.arange(m), np.arange(m)])
     cols = np.concatenate([rng.integers(0, n, nnz), np.full(m, 17), np.full(m, n - 1)])  # two long columns
     A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
-    assert 0.0 < gpu._empty_fraction(A, A.colptr) < 1.0  # some columns are empty (about 1.8%)
+    assert 0.0 < layouts.empty_fraction(A, A.colptr) < 1.0  # some columns are empty (about 1.8%)
     # scCSC's masked walk without tiles (test_sccsc_tiles)
     settings_ = dict(mask_worklist=worklist, worklist_skip_empty=skip_empty, sccsc_tiles=False, long=1024, chunk=512)
     for name, dtype in (("plus_times", np.float64), ("min_plus", np.int32), ("lor_land", np.bool_)):
@@ -507,8 +523,8 @@ def test_sccsc_tiles(tiles, name, dtype):
     rng = np.random.default_rng(21)
     if tiles:
         t = tuning.current()  # sccsc_tiles "auto", by the rule: a catalogue column is long
-        assert gpu._use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0, t)
-        assert not gpu._use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0, t)
+        assert tiles.use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0, t)
+        assert not tiles.use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0, t)
     # lanes per kept column: up to 1, 4, 32 or the rule's; tile_min_warps 0: R and BLOCK as set, 8: narrowed
     # (R=1, 1 warp)
     for R, group, min_warps in ((1, 1, 0), (2, 4, 0), (8, 32, 0), (8, "auto", 8)) if tiles else ((8, 1, 0),):
@@ -578,17 +594,17 @@ def test_tile_state_between_launches(monkeypatch, chunks):
         def counters(stream):
             """The stream's counters, read back (the listing's two, or the fused chunks' per column)."""
             if chunks == "listed":
-                room, buf = gpu._listings[0][stream][-1]
+                room, buf = tiles.LISTINGS[0][stream][-1]
                 return cp.asnumpy(buf[3 * room:])
-            key = next(k for k in A._cache if k[0] == "tile_done")
-            return cp.asnumpy(A._cache[key][stream])
+            key = next(k for k in A.kept if k[0] == "tile_done")
+            return cp.asnumpy(A.kept[key][stream])
 
         for _ in range(3):
             np.testing.assert_array_equal(cp.asnumpy(product()), want)
         assert not counters(cp.cuda.get_current_stream()).any()
         if chunks == "listed":
             # a listing whose second kernel did not launch is dropped, and the next product gets a fresh one
-            real = gpu._spmv_module
+            real = gpu_compile.spmv_module
 
             class Failing:
                 def __init__(self, inner):
@@ -602,11 +618,11 @@ def test_tile_state_between_launches(monkeypatch, chunks):
                         raise RuntimeError("launch failed")
                     return fail
 
-            monkeypatch.setattr(gpu, "_spmv_module", lambda *a: Failing(real(*a)))
+            monkeypatch.setattr(gpu_compile, "spmv_module", lambda *a: Failing(real(*a)))
             with pytest.raises(RuntimeError, match="launch failed"):
                 product()
-            assert cp.cuda.get_current_stream() not in gpu._listings[0]
-            monkeypatch.setattr(gpu, "_spmv_module", real)
+            assert cp.cuda.get_current_stream() not in tiles.LISTINGS[0]
+            monkeypatch.setattr(gpu_compile, "spmv_module", real)
             np.testing.assert_array_equal(cp.asnumpy(product()), want)
             assert not counters(cp.cuda.get_current_stream()).any()
         s1, s2 = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
@@ -627,7 +643,7 @@ def test_tile_state_between_launches(monkeypatch, chunks):
             step()
             np.testing.assert_array_equal(cp.asnumpy(y), want)
         assert step.mode == "graph"
-        held = gpu._listings[0] if chunks == "listed" else next(v for k, v in A._cache.items() if k[0] == "tile_done")
+        held = tiles.LISTINGS[0] if chunks == "listed" else next(v for k, v in A.kept.items() if k[0] == "tile_done")
         before = len(held)
         streams = [weakref.ref(s) for s in (s1, s2, step._stream)]
         del s1, s2, step, got
@@ -642,24 +658,24 @@ def test_tile_geometry_and_group():
     """The tiles' launch shape: a graph with enough tiles keeps tile_r and BLOCK; a small one gets narrower
     tiles and smaller blocks (every SM at least two); the lanes per kept column follow the mean short
     column (empty and long columns left out), a power of two in [1, 8]."""
-    sms = gpu._sm_count(0)
+    sms = launch.sm_count(0)
     t = tuning.current()
-    assert gpu._tile_geometry(10**8, 0, t) == (t.tile_r, gpu.BLOCK)
-    R, block = gpu._tile_geometry(49151, 0, t)
-    tiles = -(-49151 // (32 * R))
-    assert R < t.tile_r and (R == 1 or tiles >= t.tile_min_warps * sms)
-    assert block == 32 or -(-tiles // (block // 32)) >= 2 * sms
-    assert gpu._tile_geometry(1, 0, t) == (1, 32)
+    assert tiles.tile_geometry(10**8, 0, t) == (t.tile_r, gpu_compile.BLOCK)
+    R, block = tiles.tile_geometry(49151, 0, t)
+    ntiles = -(-49151 // (32 * R))
+    assert R < t.tile_r and (R == 1 or ntiles >= t.tile_min_warps * sms)
+    assert block == 32 or -(-ntiles // (block // 32)) >= 2 * sms
+    assert tiles.tile_geometry(1, 0, t) == (1, 32)
     lengths = {"grid": [4] * 100, "ba": [8] * 90 + [500] * 10 + [0] * 50, "dense": [33] * 10, "ws": [12] * 10,
                "wide": [32] * 10}
     want = {"grid": 1, "ba": 2, "dense": 1, "ws": 4, "wide": 8}
     for name, lens in lengths.items():
         colptr = cp.asarray(np.concatenate([[0], np.cumsum(lens)]).astype(np.int32))
-        A = types.SimpleNamespace(_cache={})
-        assert gpu._tile_group(cp, A, colptr, t) == want[name], name
-        assert list(A._cache.values()) == [want[name]]  # cached on the matrix
+        A = Kept()
+        assert tiles.tile_group(cp, A, colptr, t) == want[name], name
+        assert list(A.kept.values()) == [want[name]]  # cached on the matrix
     with tuning.override(tile_group=4) as t4:
-        assert gpu._tile_group(cp, types.SimpleNamespace(_cache={}), colptr, t4) == 4
+        assert tiles.tile_group(cp, Kept(), colptr, t4) == 4
 
 
 @pytest.mark.parametrize("rows,order", [(True, "auto"), (True, True), (True, False), (False, "auto")])
@@ -685,7 +701,7 @@ def test_vecsc_rows_blocks(caplog, rows, order, name, dtype):
         with tuning.override(vecsc_rows=rows, rows_order=order, rows_long=30, rows_chunk=7, rows_heavy_chunk=11,
                              rows_heavy_min_chunks=0.0, max_blocks=1, rows_heavy_share=share) as t:
             A = matrix("heavy", dtype)
-            assert gpu._rows_chunk(A, A.colptr, gpu._rows_group(8 * per, np.dtype(dtype)), 0, t) == chunk
+            assert layouts.rows_chunk_of(A, A.colptr, launch.rows_group(8 * per, np.dtype(dtype)), 0, t) == chunk
             caplog.clear()
             with caplog.at_level(logging.DEBUG, logger="spla"):
                 for config in _configs(dtype):
@@ -698,7 +714,7 @@ def test_vecsc_rows_blocks(caplog, rows, order, name, dtype):
     u_view = cp.asarray(u)[1:].reshape(A.shape[0], k)  # data pointer off a 16-byte boundary
     with tuning.override(vecsc_rows=rows, rows_order=order, rows_long=30, rows_chunk=7, rows_heavy_chunk=11,
                          rows_heavy_min_chunks=0.0, max_blocks=1, rows_heavy_share=0.0) as t:
-        assert not gpu._rows_fit(u_view, u_view, k, np.dtype(dtype), t)
+        assert not launch.rows_fit(u_view, u_view, k, np.dtype(dtype), t)
         want = reference(u[1:].reshape(A.shape[0], k), A, sr)
         got = gpu.vxm(u_view, A, sr, None, False, None, None, False, "veCSC")
     np.testing.assert_array_equal(cp.asnumpy(got), want)
@@ -738,13 +754,13 @@ def test_push_sparse_inputs_and_long_rows(worklist):
     rows = np.concatenate([rng.integers(0, m, nnz), np.full(n, 17), np.full(n, m - 1)])  # two long rows
     cols = np.concatenate([rng.integers(0, n, nnz), np.arange(n), np.arange(n)])
     A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
-    split = gpu._vecsc_long(cp, A.T, A.T.colptr, gpu.push_group_size(A.T), 1024, 97)
+    split = layouts.long_split_of(cp, A.T, A.T.colptr, launch.push_group_size(A.T), 1024, 97)
     assert split["nlong"] == 2 and split["nchunks"] == 2 * -(-n // 97)
     for name, dtype, other in (("plus_times", np.float64, "max"), ("min_plus", np.int32, "plus"),
                                ("lor_land", np.bool_, "second")):
         sr = semirings.get(name)
         ident = sr.add.identity(np.dtype(dtype))
-        same = gpu.SAME_ACCUM[sr.add.name]
+        same = gpu_compile.SAME_ACCUM[sr.add.name]
         for live in (0.0, 0.001, 0.3, 1.0):
             u = _vector(rng, dtype, (m,), ident)
             u[rng.random(m) >= live] = ident

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spla.backends.gpu import vecsc_long_split
+from spla.backends.gpu.layouts import vecsc_long_split
 
 
 def _reference(lengths, long_len, chunk):
@@ -51,7 +51,7 @@ def test_vecsc_long_split_matches_a_column_walk(lengths, long_len, chunk, index)
 @given(lengths=st.lists(st.integers(0, 40), min_size=1, max_size=30), long_len=st.integers(1, 12),
        chunk=st.integers(1, 9))
 def test_interleaved_chunks_are_the_same_chunks_rank_major(lengths, long_len, chunk):
-    from spla.backends.gpu import interleaved_chunks
+    from spla.backends.gpu.layouts import interleaved_chunks
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
     split = vecsc_long_split(np, colptr, long_len, chunk)
     if split is None:
@@ -75,7 +75,7 @@ def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
     """spla_vecsc_rows' column order: a permutation, lengths non-increasing, ties in index order; None
     when the short columns' lengths hardly vary (or there are none)."""
     from spla import tuning
-    from spla.backends.gpu import rows_order
+    from spla.backends.gpu.layouts import rows_order
     rows_long = tuning.current().rows_long
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     order = rows_order(np, colptr, min_cv, rows_long)
@@ -98,15 +98,15 @@ def test_rows_chunk_follows_the_long_columns_share(lengths, long_len, share, gro
     (whole columns then), the heavy chunks exactly when those columns hold at least rows_heavy_share of
     the entries and fill rows_heavy_min_chunks heavy chunks per resident group, else rows_chunk."""
     from spla import tuning
-    from spla.backends import gpu
+    from spla.backends.gpu import layouts
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     total = sum(lengths)
     long_entries = sum(n for n in lengths if n > long_len)
     with tuning.override(rows_heavy_share=share, rows_heavy_min_chunks=min_chunks) as t:
         heavy = long_entries >= share * total and long_entries >= min_chunks * groups * t.rows_heavy_chunk
         want = None if long_entries == 0 else t.rows_heavy_chunk if heavy else t.rows_chunk
-        assert gpu.rows_chunk(colptr, long_len, groups) == want
-        assert gpu.rows_chunk(colptr, long_len, groups, t) == want
+        assert layouts.rows_chunk(colptr, long_len, groups) == want
+        assert layouts.rows_chunk(colptr, long_len, groups, t) == want
 
 
 def test_bad_chunk_and_order_switches_are_refused():
@@ -116,7 +116,7 @@ def test_bad_chunk_and_order_switches_are_refused():
     import pytest
 
     from spla import tuning
-    from spla.backends import gpu
+    from spla.backends.gpu import tiles
     split = vecsc_long_split(np, np.array([0, 40, 41], dtype=np.int32), 32, 16)
     with pytest.raises(ValueError, match="tile_chunks must be one of 'auto', 'fused', 'listed', 'static', got 'fusd'"):
         with tuning.override(tile_chunks="fusd"):
@@ -125,11 +125,11 @@ def test_bad_chunk_and_order_switches_are_refused():
     # where the chunks may ADD straight into y, else fused; 3 chunks for 40 columns: fused
     t = tuning.current()
     assert t.tile_chunks == "auto" and t.tile_fused_max_chunks == 0.1
-    assert gpu._tile_chunk_mode(split, 2, True, True, t) == "listed"
-    assert gpu._tile_chunk_mode(split, 10, True, True, t) == "listed"
-    assert gpu._tile_chunk_mode(split, 2, False, True, t) == "fused"
-    assert gpu._tile_chunk_mode(split, 40, True, True, t) == "fused"
-    assert gpu._tile_chunk_mode(None, 10, True, True, t) is None
+    assert tiles.tile_chunk_mode(split, 2, True, True, t) == "listed"
+    assert tiles.tile_chunk_mode(split, 10, True, True, t) == "listed"
+    assert tiles.tile_chunk_mode(split, 2, False, True, t) == "fused"
+    assert tiles.tile_chunk_mode(split, 40, True, True, t) == "fused"
+    assert tiles.tile_chunk_mode(None, 10, True, True, t) is None
     for bad in (0, -512, 512.0, True, "512"):
         with pytest.raises(ValueError, match=f"listed_chunk must be a positive int, got {bad!r}"):
             with tuning.override(listed_chunk=bad):
@@ -144,7 +144,7 @@ def test_bad_chunk_and_order_switches_are_refused():
 @given(lengths=st.lists(st.integers(0, 40), max_size=30), chunk=st.integers(1, 9),
        index=st.sampled_from([np.int32, np.int64]))
 def test_rows_items_are_every_column_cut_and_sorted_longest_first(lengths, chunk, index):
-    from spla.backends.gpu import rows_items
+    from spla.backends.gpu.layouts import rows_items
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     items = rows_items(np, colptr, chunk)
     # the items of a column walk: [b, min(b + chunk, end)) for b = start, start + chunk, ...; one empty

@@ -60,6 +60,51 @@ def test_metric_vs_brute_force(A):
     assert spla.scale_free_metric(A) == pytest.approx(brute_force_metric(A), rel=1e-12)
 
 
+def _metric_by_product(A):
+    """The scale-free metric as one product gives it: Σ_j deg(j) Σ_{i -> j} outdeg(i), the inner sums as
+    out_deg +.first A (veCSC), over nnz."""
+    if A.nnz == 0:
+        return 0.0
+    with spla.device.activate(A.device):
+        out_deg = A.out_degree().astype(np.float64)
+        deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
+        row_deg_sum = spla.vxm(out_deg, A.pattern(), "plus_first", kernel="veCSC")
+        return float((row_deg_sum * deg_j).sum()) / A.nnz
+
+
+@settings(max_examples=scaled(80), deadline=None)
+@given(A=matrices(max_rows=40, max_cols=40), seed=st.integers(0, 2**32 - 1))
+def test_metric_equals_the_product_form_to_the_bit(device, A, seed):
+    """The metric's array sums give exactly the value of the product form (every sum here is an exact
+    integer), on random matrices and random graphs of a few thousand arcs, square and rectangular."""
+    A = A.to(device)
+    assert spla.scale_free_metric(A) == _metric_by_product(A)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    m = int(rng.integers(0, 4000))
+    G = spla.Matrix.from_edges(rng.integers(0, n, m), rng.zipf(1.6, m) % n, n=n, directed=True, device=device)
+    assert spla.scale_free_metric(G) == _metric_by_product(G)
+    R = spla.Matrix.from_scipy(sp.random(n, 37, density=0.1, random_state=seed % 2**31), device=device)
+    assert spla.scale_free_metric(R) == _metric_by_product(R)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 7, 1000])
+def test_metric_column_sums_in_passes(device, step):
+    """The column sums read across passes of any length: columns spanning passes, empty columns, a
+    pass boundary on a column boundary."""
+    from spla.backends.gpu.selection import _column_sums
+
+    rng = np.random.default_rng(step)
+    dense = rng.random((30, 25)) < 0.2
+    dense[:, 3] = False  # an empty column
+    dense[:, 7] = True  # a full one
+    A = spla.Matrix.from_scipy(sp.csc_array(dense.astype(np.float64)), directed=True, device=device)
+    weights = rng.integers(0, 100, A.shape[0]).astype(np.int64)
+    want = (dense.astype(np.int64) * weights[:, None]).sum(axis=0)
+    got = spla.device.to_numpy(_column_sums(A, spla.device.to_device(weights, device), step))
+    assert got.dtype == np.int64 and got.tolist() == want.tolist()
+
+
 def test_metric_known_values(device):
     cases = [
         (nx.cycle_graph(10), 4.0),                   # 2-regular: d^2
@@ -136,9 +181,9 @@ def test_choose_kernel_mask_hints():
     and on other graphs of long columns that are not small, and for a mask of unknown density
     (masked=True) on hub graphs of at least unknown_tiles_waves waves of arcs; masked="dense", blocks
     and graphs of short columns keep the unmasked choice."""
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
-    assert tuning.current().unknown_tiles_waves * gpu.resident_threads("cpu") == 10_485_760
+    assert tuning.current().unknown_tiles_waves * launch.resident_threads("cpu") == 10_485_760
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below COOC_SMALL_WAVES waves
     assert spla.choose_kernel(hub)[0] == "scCOOC"
     assert spla.choose_kernel(hub, masked=True) == spla.choose_kernel(hub, masked="dense") == spla.choose_kernel(hub)
@@ -173,9 +218,9 @@ def test_choose_kernel_mask_hints():
     assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
     # the bound itself: a hub graph just below unknown_tiles_waves waves keeps scCOOC
     star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
-    with tuning.override(unknown_tiles_waves=(hub.nnz + 1) / gpu.resident_threads("cpu")):
+    with tuning.override(unknown_tiles_waves=(hub.nnz + 1) / launch.resident_threads("cpu")):
         assert spla.choose_kernel(star, masked=True)[0] == "scCOOC"
-    with tuning.override(unknown_tiles_waves=hub.nnz / gpu.resident_threads("cpu")):
+    with tuning.override(unknown_tiles_waves=hub.nnz / launch.resident_threads("cpu")):
         assert spla.choose_kernel(star, masked=True)[0] == "scCSC"
     with pytest.raises(ValueError, match="masked must be False, True, 'dense' or 'sparse', got 'Dense'"):
         spla.choose_kernel(hub, masked="Dense")
@@ -235,9 +280,9 @@ def test_choose_kernel_small_graphs():
     """One vector on a graph without hubs whose metric picks veCSC: scCOOC below cooc_small_waves waves
     of the device in stored arcs (a CPU matrix counts vecsc_fill_threads, 2^18: 1,048,576 arcs), veCSC
     from there on; blocks, hub graphs and short-column graphs are unaffected."""
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
-    assert tuning.current().cooc_small_waves * gpu.resident_threads("cpu") == 1_048_576
+    assert tuning.current().cooc_small_waves * launch.resident_threads("cpu") == 1_048_576
     below, at = _complete(1024, "cpu"), _complete(1025, "cpu")  # 1,047,552 and 1,049,600 arcs
     name, reason = spla.choose_kernel(below)
     assert name == "scCOOC" and "1,047,552 arcs < 4 waves" in reason and "metric" in reason
@@ -260,11 +305,13 @@ def test_choose_kernel_small_graphs_count_this_device():
     the CPU's 2^18 count, so the same graph is chosen differently on the two."""
     import cupy as cp
 
-    from spla.backends import gpu
+    from spla.backends.gpu import compile as gpu_compile
+    from spla.backends.gpu import launch
 
     attrs = cp.cuda.Device(0).attributes
-    threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // gpu.BLOCK) * gpu.BLOCK
-    assert gpu.resident_threads("gpu:0") == gpu.resident_threads("gpu") == threads
+    block = gpu_compile.BLOCK
+    threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // block) * block
+    assert launch.resident_threads("gpu:0") == launch.resident_threads("gpu") == threads
     A = _complete(1030, "gpu:0")
     want = "scCOOC" if A.nnz < tuning.current().cooc_small_waves * threads else "veCSC"
     assert spla.choose_kernel(A)[0] == want
@@ -287,7 +334,7 @@ def test_vecsc_group_size_known_values():
     """veCSC's lanes per column for one vector, at the shapes of the H100 measurements that set the rule
     (docs/decisions/tuning.md): about vecsc_lane_entries entries per lane, more lanes where the columns
     are few."""
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
     t = tuning.current()
     assert (t.vecsc_lane_entries, t.vecsc_fill_threads) == (32, 1 << 18)
@@ -302,17 +349,17 @@ def test_vecsc_group_size_known_values():
                              (12_287, 3_695_512, 32),  # myc14: 8 by the mean, doubled to fill the device
                              (22_470, 341_825, 16),  # musae-facebook: 2 by the mean, doubled to 16
                              (4, 10, 32), (3, 0, 32), (0, 0, 32)):
-        assert gpu.vecsc_group_size(_shape_only(ncols, nnz)) == want, (ncols, nnz)
+        assert launch.vecsc_group_size(_shape_only(ncols, nnz)) == want, (ncols, nnz)
     A = _shape_only(4, 10)
-    assert gpu.vecsc_group_size(A, k=3) == 4 and gpu.vecsc_group_size(A, k=100) == 32
+    assert launch.vecsc_group_size(A, k=3) == 4 and launch.vecsc_group_size(A, k=100) == 32
     # the device's resident threads, where the backend names them: 1,000 columns of 40 entries fill
     # 4,000 threads with 4 lanes, and 2^18 only with 32
-    assert gpu.vecsc_group_size(_shape_only(1000, 40_000)) == 32
-    assert gpu.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=4000) == 4
-    assert gpu.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=1) == 2
+    assert launch.vecsc_group_size(_shape_only(1000, 40_000)) == 32
+    assert launch.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=4000) == 4
+    assert launch.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=1) == 2
     # push keeps its rule: the smallest power of two >= the mean, in [2, 32]
-    assert gpu.push_group_size(A) == 4 and gpu.push_group_size(_shape_only(3, 0)) == 2
-    assert gpu.push_group_size(_shape_only(500_000, 20_000_000)) == 32
+    assert launch.push_group_size(A) == 4 and launch.push_group_size(_shape_only(3, 0)) == 2
+    assert launch.push_group_size(_shape_only(500_000, 20_000_000)) == 32
 
 
 @given(st.integers(0, 3_000_000), st.floats(0, 5000), st.sampled_from([None, 1, 65_536, 221_184, 270_336]))
@@ -322,12 +369,12 @@ def test_vecsc_group_size_rule(ncols, mean, fill_threads):
     (vecsc_fill_threads when None); it is the mean's choice (nearest power of two to
     mean / vecsc_lane_entries, clamped) unless that left the device short of lanes, in which case
     half of it would still."""
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
     t = tuning.current()
     fill = t.vecsc_fill_threads if fill_threads is None else fill_threads
     nnz = int(round(ncols * mean))
-    g = gpu.vecsc_group_size(_shape_only(ncols, nnz), fill_threads=fill_threads)
+    g = launch.vecsc_group_size(_shape_only(ncols, nnz), fill_threads=fill_threads)
     assert g in (2, 4, 8, 16, 32)
     assert g == 32 or ncols * g >= fill
     real_mean = nnz / ncols if ncols else 0.0
@@ -355,7 +402,7 @@ def test_choose_kernel_arguments(device):
 def test_column_stats_are_the_column_lengths_max_and_mean(device, S):
     """The selection rule's column statistics: the longest column and the mean column length (computed as
     nnz / ncols, which must equal the mean of the lengths exactly)."""
-    from spla.selection import _column_stats
+    from spla.backends.gpu.selection import _column_stats
 
     A = S.to(device)
     lengths = np.diff(A.to_scipy().tocsc().indptr)

@@ -28,6 +28,8 @@ import spla
 from spla import testing as T
 from spla import tuning
 from spla.backends import gpu
+from spla.backends.gpu import compile as gpu_compile
+from spla.backends.gpu import windows
 
 
 def _csc(nrows, ncols, density, seed, heavy=0):
@@ -72,7 +74,7 @@ def _slot_pairs(slots):
     words = np.asarray(slots["slots"]).reshape(-1, 2)
     assert words.dtype == np.uint32 and words.shape[0] == ptr[-1]
     col_of_bit = np.empty(32, dtype=np.int64)
-    col_of_bit[gpu.window_bit(np.arange(32))] = np.arange(32)
+    col_of_bit[windows.window_bit(np.arange(32))] = np.arange(32)
     assert sorted(col_of_bit) == list(range(32)), "window_bit is a permutation of the 32 columns"
     out = []
     for w in range(ptr.shape[0] - 1):
@@ -96,7 +98,7 @@ def test_window_lists_and_slots_hold_every_entry_once(nrows, ncols, density, see
     """The lists, and the kernel's layout made from them: sixteens of (row, bits) in the MMA lanes' bit
     order, padded with no bits."""
     S = _csc(nrows, ncols, density, seed, heavy if nrows else 0)
-    lists = gpu.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
+    lists = windows.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
     nwin = -(-ncols // 32)
     assert lists["win_ptr"].shape == (nwin + 1,) and lists["win_ptr"].dtype == index
     assert lists["win_rows"].dtype == np.int32 and lists["win_bits"].dtype == np.uint32
@@ -105,18 +107,18 @@ def test_window_lists_and_slots_hold_every_entry_once(nrows, ncols, density, see
     assert _pairs(lists) == entries
     distinct = int(lists["win_rows"].shape[0])
     assert lists["reuse"] == (S.nnz / distinct if S.nnz else 0.0)
-    slots = gpu.window_slots(np, lists)
+    slots = windows.window_slots(np, lists)
     assert slots["slot_ptr"].shape == (nwin + 1,) and slots["slot_ptr"].dtype == index
     assert slots["reuse"] == lists["reuse"]
     assert _slot_pairs(slots) == entries
     # sampling every window gives the same reuse; sampling some gives the reuse of those windows
-    reuse, rows = gpu.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
+    reuse, rows = windows.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
     assert reuse == pytest.approx(lists["reuse"])
     assert rows == (pytest.approx(distinct / nwin) if S.nnz else 0.0)
     if nwin:  # one sampled window: linspace(0, nwin - 1, 1) is window 0
         ptr = lists["win_ptr"]
         first = int(S.indptr[min(32, ncols)])
-        assert gpu.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
+        assert windows.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
             (first / int(ptr[1]), float(ptr[1])) if first else (0.0, 0.0))
 
 
@@ -124,13 +126,13 @@ def test_window_lists_of_unsorted_rows_and_narrow_windows():
     # rows in any order within a column; a width below 32 uses the low bits only
     colptr = np.array([0, 3, 4, 6], dtype=np.int32)
     rowidx = np.array([4, 0, 2, 2, 2, 1], dtype=np.int32)
-    lists = gpu.window_lists(np, colptr, rowidx, 5, width=2)
+    lists = windows.window_lists(np, colptr, rowidx, 5, width=2)
     assert lists["win_ptr"].tolist() == [0, 3, 5]
     assert lists["win_rows"].tolist() == [0, 2, 4, 1, 2]
     assert lists["win_bits"].tolist() == [1, 3, 1, 1, 1]
     assert lists["reuse"] == 6 / 5
     with pytest.raises(ValueError, match="window width must be 1..32"):
-        gpu.window_lists(np, colptr, rowidx, 5, width=33)
+        windows.window_lists(np, colptr, rowidx, 5, width=33)
 
 
 def _float32s():
@@ -141,9 +143,9 @@ def _float32s():
 @given(x=st.lists(_float32s(), min_size=1, max_size=64))
 def test_split_bf16x3_is_exact_where_the_tensor_cores_are_used(x):
     x = np.array(x, dtype=np.float32)
-    ok = gpu.windows_exact(x)
+    ok = windows.windows_exact(x)
     with np.errstate(invalid="ignore", over="ignore"):
-        parts = gpu.split_bf16x3(x)
+        parts = windows.split_bf16x3(x)
     for p in parts:
         assert np.all(p.view(np.uint32) & np.uint32(0xFFFF) == 0), "every part is a bfloat16 number"
         q = np.abs(p[ok])
@@ -159,33 +161,33 @@ def test_windows_setting_is_checked():
         with tuning.override(vecsc_windows="yes"):
             pass
     with tuning.override(vecsc_windows=False) as t:  # off: no window product, whatever the rest
-        assert not gpu._use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
-                                    gpu.MASK_NONE, True, 0, t)
+        assert not windows.use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
+                                    gpu_compile.MASK_NONE, True, 0, t)
 
 
 def test_windows_seg_rule():
     """"auto" takes the longest item length that still gives windows_min_waves x the resident warps."""
     t = tuning.current()
-    resident = 132 * gpu.WINDOWS_WARPS_PER_SM  # an H100's 132 SMs
+    resident = 132 * windows.WINDOWS_WARPS_PER_SM  # an H100's 132 SMs
     counts = np.full(768, 3248)  # myc15's windows, k = 32
-    seg = gpu.windows_seg(counts, 1, resident)
+    seg = windows.windows_seg(counts, 1, resident)
     items = lambda q: int(np.maximum(1, -(-counts // q)).sum())  # noqa: E731
     assert items(seg) >= t.windows_min_waves * resident
     longer = [q for q in t.windows_segs if q > seg]
     assert longer and all(items(q) < t.windows_min_waves * resident for q in longer)
     # myc14's 384 windows reach 2 waves with no allowed length: the shortest
-    assert gpu.windows_seg(np.full(384, 2144), 1, resident) == t.windows_segs[-1] == 256
-    assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == t.windows_segs[0]  # myc17: the longest
-    assert gpu.windows_seg(np.full(3072, 7344), 4, resident, t) == t.windows_segs[0]
-    assert gpu.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == t.windows_segs[-1]  # no window
-    assert gpu.windows_seg(np.full(4, 16), 1, resident) == t.windows_segs[-1]  # too small for any
+    assert windows.windows_seg(np.full(384, 2144), 1, resident) == t.windows_segs[-1] == 256
+    assert windows.windows_seg(np.full(3072, 7344), 1, resident) == t.windows_segs[0]  # myc17: the longest
+    assert windows.windows_seg(np.full(3072, 7344), 4, resident, t) == t.windows_segs[0]
+    assert windows.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == t.windows_segs[-1]  # no window
+    assert windows.windows_seg(np.full(4, 16), 1, resident) == t.windows_segs[-1]  # too small for any
     # the candidates come from the tuning in force
     with tuning.override(windows_segs=(512, 32)):
-        assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == 512
-        assert gpu.windows_seg(np.full(4, 16), 1, resident) == 32
+        assert windows.windows_seg(np.full(3072, 7344), 1, resident) == 512
+        assert windows.windows_seg(np.full(4, 16), 1, resident) == 32
     # more slabs (k = 64) never ask for shorter items
     for n in (10, 100, 1000):
-        assert gpu.windows_seg(np.full(n, 3000), 2, resident) >= gpu.windows_seg(np.full(n, 3000), 1, resident)
+        assert windows.windows_seg(np.full(n, 3000), 2, resident) >= windows.windows_seg(np.full(n, 3000), 1, resident)
 
 
 @pytest.mark.parametrize("bad", ["long", 0, 8, 100, True, 2.0])
@@ -237,18 +239,31 @@ def test_windows_kernel_runs_and_splits_windows(caplog, index):
     """Both index instantiations, windows of several items (atomics) and of one, columns past the last
     full window, and the DEBUG line naming the variant."""
     cp = _gpu()
-    from types import SimpleNamespace
+
+    class Pattern:
+        """What the backend reads of a pattern matrix, with the cache gateway of spla.Matrix."""
+
+        def __init__(self, S):
+            self.shape, self.nnz, self.values, self.kept = S.shape, S.nnz, None, {}
+            self.colptr, self.rowidx = cp.asarray(S.indptr.astype(index)), cp.asarray(S.indices.astype(index))
+
+        def cached(self, key, build):
+            if key not in self.kept:
+                self.kept[key] = build()
+            return self.kept[key]
+
+        def peek_cached(self, key, default=None):
+            return self.kept.get(key, default)
 
     S = _csc(700, 75, 0.3, 7, heavy=3)
-    A = SimpleNamespace(shape=S.shape, nnz=S.nnz, values=None, _cache={},
-                        colptr=cp.asarray(S.indptr.astype(index)), rowidx=cp.asarray(S.indices.astype(index)))
+    A = Pattern(S)
     U = np.random.default_rng(3).random((700, 32), dtype=np.float32)
     with caplog.at_level(logging.DEBUG, logger="spla"), tuning.override(vecsc_windows=True, windows_seg=32):
         got = gpu.vxm(cp.asarray(U), A, "plus_times", None, False, None, None, False, "veCSC")
     assert "windows of 32 columns on tensor cores" in caplog.text
     want = S.T.astype(np.float64) @ U.astype(np.float64)  # sums of about 200 terms in [0, 1)
     np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5, atol=1e-5)
-    slots = A._cache[("window_slots", 32, np.dtype(index).str, 0)]
+    slots = A.peek_cached(("window_slots", 32, np.dtype(index).str, 0))
     assert slots["slot_ptr"].dtype == index
 
 
@@ -295,7 +310,7 @@ def test_windows_auto_rule(caplog):
     sparse = spla.Matrix.from_scipy(_csc(20000, 4096, 0.0003, 2), directed=True, device="gpu:0")
     cases = [(dense, {}, True), (sparse, {}, False), (dense, {"mask": "half"}, False),
              (dense, {"semiring": "plus_second"}, False), (dense, {"k": 16}, False)]
-    for A, extra, windows in cases:
+    for A, extra, on_windows in cases:
         k = extra.get("k", 32)
         U = cp.asarray(np.random.default_rng(0).integers(-3, 9, size=(A.shape[0], k)).astype(np.float32))
         mask = None
@@ -306,6 +321,6 @@ def test_windows_auto_rule(caplog):
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="spla"):
             got = spla.vxm(U, A, semiring, mask=mask, kernel="veCSC")
-        assert ("on tensor cores" in caplog.text) == windows, (A.shape, extra, caplog.text[-300:])
+        assert ("on tensor cores" in caplog.text) == on_windows, (A.shape, extra, caplog.text[-300:])
         want = T.reference("vxm", A, cp.asnumpy(U), semiring, mask=None if mask is None else cp.asnumpy(mask))
         T.assert_equal(cp.asnumpy(got), want, rtol=0, atol=0)

@@ -1,93 +1,55 @@
-"""Choosing a GPU kernel from the shape of the graph: the scale-free metric.
+"""Choosing a GPU kernel from the shape of the graph: the scale-free metric and the rules on it.
 
-Li et al.'s s-metric of a graph is  s(G) = Σ_{(u,v) ∈ E} deg(u)·deg(v),  large when
-high-degree vertices link to each other.  TurboBC picks its kernel by a "scale-free
-metric" and reports values in [1, 224] for the graphs where its scalar kernels won
-and [5846, 651837] where its warp-per-column kernel won; those ranges match
+Li et al.'s s-metric of a graph is  s(G) = Σ_{(u,v) ∈ E} deg(u)·deg(v),  large when high-degree
+vertices link to each other.  spla normalises it by the arc count, as TurboBC's kernel choice does:
 
     scf(A) = s(G) / m = mean over the m stored arcs (u -> v) of deg(u)·deg(v)
 
-with deg = out-degree (stored entries per row), which is spla's normalisation: it is
-d² for a d-regular graph and grows with both the mean degree and the degree skew.
+with deg = out-degree (stored entries per row): d² for a d-regular graph, growing with both the mean
+degree and the degree skew.
 
-``choose_kernel`` applies the rule below; the thresholds were calibrated on the
-benchmark graphs (H200, docs/benchmarks.md: per-kernel times beside the metric):
+``choose_kernel`` applies these rules, in order (the thresholds are fields of spla.tuning.Tuning;
+docs/decisions/tuning.md gives the measurements behind each):
 
-* k-blocks of 8 or more vectors whose rows are whole 16-byte pieces of at most
-  ``ROWS_MAX_BYTES`` (one piece per lane of a warp; float32 k = 8, 12, ..., 128): ``veCSC``,
-  whose block mode gives each column a group of lanes that gathers the rows with 16-byte loads
-  and splits long columns (k = 32 float32, H100: 1.4-7.3x faster than scCSC, which beat the scalar
-  veCSC block and scCOOC before; docs/benchmarks.md); other blocks of 8 or more: ``scCSC`` (a
-  thread per (column, vector), vectors fastest: a warp reads one gathered row's k values in one
-  coalesced transaction).  The wide float64 blocks of all-sources betweenness (k = 512..8192,
-  4-64 KB rows) ran 10-34% slower as row pieces (a warp walks each column once per 512 bytes of
-  row) than with scCSC, so they stay there;
-* one vector with a mask, on graphs of long columns: ``scCSC``, whose masked mode runs warp tiles
-  (a warp tests 128 columns' mask bytes and spreads the kept ones over its lanes; long columns are
-  cut into chunks that the tiles list), so that only the kept columns' arcs are read:
-  * ``masked="sparse"`` (the caller knows the computed columns hold about half of the arcs or
-    fewer): on hub graphs (below) whatever their size, and on graphs of ``scf >= VECTOR_SCF``
-    that are not small (below);
+* k-blocks of ``block_k`` or more vectors whose rows are whole 16-byte pieces of at most
+  ``rows_max_bytes``: ``veCSC``, whose block mode gives each column a group of lanes that gathers the
+  rows with 16-byte loads and splits long columns; other blocks of ``block_k`` or more (the wide
+  float64 blocks of all-sources betweenness): ``scCSC``, a thread per (column, vector), vectors
+  fastest, each gathered row read in one coalesced transaction;
+* one vector with a mask, on graphs of long columns: ``scCSC``, whose masked mode runs warp tiles (a
+  warp tests many columns' mask bytes and spreads the kept ones over its lanes; long columns are cut
+  into chunks), so that only the kept columns' arcs are read:
+  * ``masked="sparse"`` (the caller knows the computed columns hold about half of the arcs or fewer):
+    on hub graphs (below) whatever their size, and on graphs of ``scf >= vector_scf`` that are not
+    small (below);
   * ``masked=True``, a mask of unknown density (``vxm``'s "auto"): on hub graphs of at least
-    ``UNKNOWN_TILES_WAVES`` waves of the device in arcs (10.8M on an H100).
-  Random masks keeping a fraction p of the columns (H100, device time, tools/probe_mask_density.py;
-  docs/benchmarks.md): with p = 1 the tiles took 1.03-1.24x the time of the unmasked choice
-  (kron18 0.077 vs scCOOC 0.062 ms, kron20 0.303 vs 0.280, BA n=2M 0.149 vs 0.146, myc16 0.077 vs
-  veCSC 0.069; myc17 0.204 vs 0.224), at p = 0.75 they were even, from p = 0.5 down they won on
-  every graph of >= 7M arcs (p = 0.5: kron20 0.169 vs 0.212; p = 0.1: 0.047 vs 0.164, myc17 0.031
-  vs veCSC 0.055; p = 0.001: kron21 0.019 vs 0.287); on small graphs (ca-AstroPh, musae-facebook)
-  scCOOC won at every p, by about 2x.  But a call of the tiles costs more host time: two launches
-  of many arguments (tools/probe_host_path.py, H100 host: 110-150 µs a call against scCOOC's 60-80
-  and veCSC's 100-130), which a Python loop that reads a result every call pays in full.  So a
-  mask of unknown density gets the tiles only where the device time saved can cover it: hub graphs
-  of many arcs (kron20 at p = 0.1 saves 116 µs, BA n=2M 72; kron18 18 and BA n=1M 35 do not),
-  not Mycielski graphs, where veCSC's host time is close but its device time too (myc16 at p = 0.1
-  saves 7 µs).  In single-source betweenness, whose levels are replayed as CUDA graphs (no host
-  time per product), level by level (tools/probe_bc_direction.py --calibrate) the tiles beat veCSC
-  on every Mycielski pull of at most half the arcs (myc17 6.3 vs 17.4, 28.9 vs 42.3 and 8.3 vs
-  21.6 µs) and scCOOC on every hub pull of 30-36% of the arcs (kron20 122 vs 195 µs, kron18 31 vs
-  46, BA n=1M 51 vs 62): the replayed plan of a source went from 0.240 to 0.197 ms on myc17 and
-  0.875 to 0.810 on kron20 (four runs each, alternated), equal on myc15, myc16 and BA n=1M;
-* hub columns (max column length >= COOC_SKEW x the mean: Kronecker, Barabási–Albert):
-  ``scCOOC`` (a thread per entry has no long tail; scf is then high too), unmasked or with
-  ``masked="dense"`` (the caller knows the mask keeps most columns: single-source betweenness's
-  pulls of more than half the arcs, where scCOOC beat veCSC by 1.2–1.3×, H100 and H200, and the
-  tiles by 1.1-1.2x when every arc is pulled);
-* ``scf >= VECTOR_SCF`` without such hubs (long columns throughout, e.g. Mycielski):
-  ``veCSC``, except for one vector on a small graph: fewer stored arcs than ``COOC_SMALL_WAVES``
-  waves of the device (SMs x threads per SM; 1.08M arcs on an H100) go to ``scCOOC``, a masked
-  product too.  Such a product is bound by latency, not bytes: scCOOC puts every arc in flight at
-  once with the shortest chain of loads (index, input, atomic), where a veCSC group waits on its
-  column's bounds, then its entries, then its shuffles (H100, device time, tools/probe_small.py:
-  musae-facebook 0.0053 vs 0.0094 ms unmasked; single-source betweenness on ca-AstroPh 0.29-0.32 vs
-  0.34-0.42 ms a source in two runs, on musae-facebook 0.27 vs 0.33 in one and equal in the other;
-  about equal at 1M arcs; Watts-Strogatz of degree 40 at 2M arcs 0.30 vs
-  0.25 ms, at 4M 0.43 vs 0.26: veCSC's half the bytes per arc win once the arcs are many);
+    ``unknown_tiles_waves`` waves of the device in arcs, where the device time the tiles save covers
+    the host time their launches cost;
+* hub columns (longest column >= ``cooc_skew`` x the mean: Kronecker, Barabási–Albert): ``scCOOC`` (a
+  thread per entry has no long tail), unmasked or with ``masked="dense"`` (the caller knows the mask
+  keeps most columns);
+* ``scf >= vector_scf`` without such hubs (long columns throughout, e.g. Mycielski): ``veCSC``, except
+  for one vector on a small graph: fewer stored arcs than ``cooc_small_waves`` waves of the device go
+  to ``scCOOC``, a masked product too (latency-bound: a thread per entry has the shortest chain of
+  loads);
 * otherwise (short, regular columns: meshes, grids, Watts–Strogatz) ``scCSC``.
 
 A kernel that cannot run the semiring/dtype (``backend.supports``) is skipped.
 
-Direction (push or pull).  The rules above pick among the *pull* kernels, whose work is
-the arcs entering the computed outputs.  ``push`` works from the other side: the arcs
-leaving the inputs that are not the identity.  Only the caller knows both counts without
-reading u (a BFS level knows its frontier's out-arcs and its unreached vertices' in-arcs),
-so ``choose_kernel(A, push_arcs=..., pull_arcs=...)`` decides, for one vector, by a cost
-in arcs (:func:`direction_cost`; Beamer et al.'s direction-optimising BFS, without its early
-exit: counting shortest paths needs every parent, so a pull walks whole columns):
+Direction (push or pull).  The rules above pick among the *pull* kernels, whose work is the arcs
+entering the computed outputs.  ``push`` works from the other side: the arcs leaving the inputs that
+are not the identity.  Only the caller knows both counts without reading u (a BFS level knows its
+frontier's out-arcs and its unreached vertices' in-arcs), so ``choose_kernel(A, push_arcs=...,
+pull_arcs=...)`` decides, for one vector, by a cost in arcs (:func:`direction_cost`; Beamer et al.'s
+direction-optimising BFS, without its early exit: counting shortest paths needs every parent, so a
+pull walks whole columns):
 
-* the pull kernel by the rules above, with ``masked="sparse"`` when the computed outputs
-  hold at most ``SPARSE_PULL`` (half) of the arcs, else ``masked="dense"`` (scCSC's warp tiles
-  then walk only the sparse pulls' columns); it costs those arcs, or every stored arc for scCOOC
-  (a thread per entry);
-* ``push`` costs ``PUSH_COST * push_arcs + PUSH_FIXED_ARCS``: an arc pushed is an atomic at
-  a scattered address, and a push launches two more kernels than a pull (the output's fill
-  and the input worklist).  It is chosen when it costs less.
-
-Calibration (H100, one BFS level of single-source betweenness per row, docs/benchmarks.md):
-push ran 2-3x slower per arc than scCOOC (Barabási–Albert n=1M, level 5: 2.6M arcs pushed in
-129 µs, 5.0M pulled in 69 µs); its fixed cost was 6-13 µs where a whole pull of a graph of
-1M arcs took 4-6 µs (Watts–Strogatz n=100k, a 400x400 grid), about 1.5M arcs' worth; below
-that a small frontier is cheapest pushed (kron20: 41 arcs, 13 µs pushed, 260 µs pulled).
+* the pull kernel by the rules above, with ``masked="sparse"`` when the computed outputs hold at most
+  ``sparse_pull`` of the arcs, else ``masked="dense"``; it costs those arcs, or every stored arc for
+  scCOOC (a thread per entry);
+* ``push`` costs ``push_cost * push_arcs + push_fixed_arcs``: an arc pushed is an atomic at a
+  scattered address, and a push launches two more kernels than a pull (the output's fill and the
+  input worklist).  It is chosen when it costs less.
 """
 
 from __future__ import annotations
@@ -96,48 +58,72 @@ import numbers
 
 import numpy as np
 
-from . import device as _dev
-from . import tuning as _tuning
-from .backends import for_device
-from .backends import gpu as _gpu
-from .errors import DomainMismatch, KernelUnavailable
-from .matrix import Matrix
+from ... import device as _dev
+from ... import semirings as _sr
+from ... import tuning as _tuning
+from ...errors import DomainMismatch, KernelUnavailable
+from ...matrix import Matrix, declare_cache
+from .. import for_device
+from .launch import resident_threads
+
+METRIC = declare_cache("scale_free_metric", "the matrix's scale-free metric (a float)")
+COLUMN_STATS = declare_cache("column_stats", "the longest column and the mean column length of the matrix")
+CHOICE = declare_cache("choose_kernel", "choose_kernel's (kernel, reason) for the matrix, per question and setting")
+
+#: entries per pass of the metric's sums (bounds its temporaries: 16 bytes an entry)
+METRIC_STEP = 1 << 22
 
 def scale_free_metric(A) -> float:
     """scf(A) = Σ_{stored (i, j)} outdeg(i)·outdeg(j) / nnz   (float; 0.0 for an empty matrix).
 
-    For a rectangular matrix the degrees are row counts for i and column counts for j.
+    For a rectangular matrix the degrees are row counts for i and column counts for j.  Computed
+    once per matrix, on its device, with array operations on its index arrays; the sums are exact
+    integers while they stay below 2^53.
     """
     _check_matrix("scale_free_metric", A)
-    key = "scale_free_metric"
-    if key in A._cache:
-        return A._cache[key]
-    if A.nnz == 0:
-        A._cache[key] = 0.0
-        return 0.0
-    from .ops import vxm
+    return A.cached(METRIC, lambda: _metric(A))
 
+
+def _metric(A) -> float:
+    if A.nnz == 0:
+        return 0.0
     with _dev.activate(A.device):  # A on "gpu:1": its degrees' casts and sums stay there, whichever GPU is current
-        out_deg = A.out_degree().astype(np.float64)
-        deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
-        # Σ_p deg(row_p) deg(col_p) = Σ_j deg(j) Σ_{i -> j} deg(i):  row_deg_sum = out_deg +.first A
-        # (one product: no per-arc temporaries; veCSC runs any shape well enough for a one-time value)
-        row_deg_sum = vxm(out_deg, A.pattern(), "plus_first", kernel="veCSC")  # pattern: no cast copy of values
+        deg_j = (A.out_degree() if A.shape[0] == A.shape[1] else A.in_degree()).astype(np.float64)
+        # Σ_p deg(row_p) deg(col_p) = Σ_j deg(j) Σ_{i -> j} deg(i)
+        row_deg_sum = _column_sums(A, A.out_degree()).astype(np.float64)
         s = float((row_deg_sum * deg_j).sum())
-    A._cache[key] = s / A.nnz
-    return A._cache[key]
+    return s / A.nnz
+
+
+def _column_sums(A, weights, step=METRIC_STEP):
+    """(ncols,) int64: Σ over the stored entries (i, j) of column j of weights[i], for int64 weights of
+    A's rows, with array operations of A's array module: running sums of the entries' weights read at
+    the column boundaries, ``step`` entries at a time (exact in int64)."""
+    xp = A.xp
+    ncols, nnz = A.shape[1], A.nnz
+    colptr = A.colptr.astype(np.int64)
+    bounds = _dev.to_numpy(A.colptr).astype(np.int64)  # where each pass's boundaries lie, on the host
+    at = xp.zeros(ncols + 1, dtype=np.int64)  # at[j] = Σ of the weights of entries 0 .. colptr[j] - 1
+    carry = xp.zeros((), dtype=np.int64)
+    for lo in range(0, nnz, step):
+        hi = min(nnz, lo + step)
+        run = xp.cumsum(weights[A.rowidx[lo:hi]], dtype=np.int64)
+        first, last = np.searchsorted(bounds, [lo, hi], side="right")  # the boundaries in (lo, hi]
+        if last > first:
+            at[first:last] = run[colptr[first:last] - (lo + 1)] + carry
+        carry = carry + run[-1]
+    return at[1:] - at[:-1]
 
 
 def _column_stats(A):
-    key = "column_stats"
-    if key not in A._cache:
+    """(longest column, mean column length) of A, cached: the mean is nnz / ncols."""
+    def build():
         with _dev.activate(A.device):  # the reductions run on A's GPU
-            lengths = A.in_degree()
             if A.shape[1] == 0:
-                A._cache[key] = (0, 0.0)
-            else:  # the mean is nnz / ncols (CuPy's mean of int64 compiles on first use; this is exact)
-                A._cache[key] = (int(lengths.max()), A.nnz / A.shape[1])
-    return A._cache[key]
+                return 0, 0.0
+            # the mean is nnz / ncols (CuPy's mean of int64 compiles on first use; this is exact)
+            return int(A.in_degree().max()), A.nnz / A.shape[1]
+    return A.cached(COLUMN_STATS, build)
 
 
 def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=None, pull_arcs=None):
@@ -147,14 +133,14 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
     cannot run them; masked: what the caller knows of the mask --
 
     * False: no mask;
-    * True: a mask of unknown density.  One vector on a hub graph of at least UNKNOWN_TILES_WAVES
-      waves of the device in arcs gets scCSC's warp tiles, which cost at most about 1.25x the
-      unmasked choice's device time when every column is kept and win from about half kept down
+    * True: a mask of unknown density.  One vector on a hub graph of at least the tuning's
+      unknown_tiles_waves waves of the device in arcs gets scCSC's warp tiles, which cost little more
+      than the unmasked choice when every column is kept and win once about half or fewer are kept
       (module docstring); other graphs keep the unmasked choice.  ``vxm``'s ``kernel="auto"``
       passes True when there is a mask;
     * "dense": the computed columns hold more than about half of the arcs: the same choice as no mask;
     * "sparse": they hold about half of the arcs or fewer: the warp tiles on hub graphs whatever
-      their size and on graphs of scale-free metric >= VECTOR_SCF that are not small.
+      their size and on graphs of scale-free metric >= the tuning's vector_scf that are not small.
 
     A caller who knows more than ``vxm`` asks for the kernel:
     ``spla.vxm(u, A, sr, mask=m, kernel=spla.choose_kernel(A, masked="dense")[0])``.
@@ -166,8 +152,6 @@ def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=
     ``frontier<!reached> = frontier +.* A`` passes the frontier's out-arcs and the
     unreached vertices' in-arcs.  For an ``mxv(A, u)`` pass ``A.T`` (its outputs are A's rows).
     """
-    from . import semirings as _sr
-
     _check_matrix("choose_kernel", A)
     # a bool or the string itself: 1, 0.0 or an array (the mask instead of whether there is one) are refused
     if not (isinstance(masked, (bool, np.bool_)) or (isinstance(masked, str) and masked in ("dense", "sparse"))):
@@ -199,12 +183,10 @@ def _choose_cached(A, k, semiring, dtype, masked, t):
     """:func:`_choose`, decided once per matrix and setting (products in a loop ask again and again)."""
     # what the one-vector rules see of the mask: "unknown", "sparse" or "none" ("dense" is no mask to them)
     mask = {True: "unknown", "sparse": "sparse"}.get(masked, "none") if int(k) == 1 else "none"
-    key = ("choose_kernel", int(k), None if semiring is None else semiring.name, dtype.str, mask,
-           t.vector_scf, t.cooc_skew, t.block_k, t.rows_max_bytes, t.unknown_tiles_waves, t.cooc_small_waves,
-           t.vecsc_fill_threads)
-    if key not in A._cache:
-        A._cache[key] = _choose(A, k, semiring, dtype, mask, t)
-    return A._cache[key]
+    key = (CHOICE, int(k), None if semiring is None else semiring.name, dtype.str, mask, t.vector_scf,
+           t.cooc_skew, t.block_k, t.rows_max_bytes, t.unknown_tiles_waves, t.cooc_small_waves, t.vecsc_fill_threads)
+    got = A.peek_cached(key)  # asked before every "auto" product: one lookup
+    return got if got is not None else A.cached(key, lambda: _choose(A, k, semiring, dtype, mask, t))
 
 
 def _check_matrix(who, A):
@@ -263,7 +245,7 @@ def _choose(A, k, semiring, dtype, mask, t):
     scf = scale_free_metric(A)
     max_len, mean_len = _column_stats(A)
     skewed = mean_len > 0 and max_len >= t.cooc_skew * mean_len
-    threads = _gpu.resident_threads(A.device)
+    threads = resident_threads(A.device)
     small = A.nnz < t.cooc_small_waves * threads
     row_bytes = int(k) * dtype.itemsize
     if k >= t.block_k and row_bytes % 16 == 0 and row_bytes <= t.rows_max_bytes:
