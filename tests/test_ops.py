@@ -662,6 +662,31 @@ def test_backend_for_device():
     assert backends.for_device("gpu:1") is backends.gpu
 
 
+def test_kernel_names_are_defined_once():
+    """One list of kernel names and one normalisation, which the API, both backends and spla share."""
+    from spla.backends import cpu, gpu, names
+
+    assert spla.KERNELS is names.KERNELS is gpu.KERNELS is cpu.KERNELS is spla.ops.KERNELS
+    assert spla.normalize_kernel is names.normalize_kernel is spla.ops.normalize_kernel
+    assert [spla.normalize_kernel(k) for k in ("AUTO", "sccsc", "VECSC", "scCOOC", "Push")] == \
+        ["auto", "scCSC", "veCSC", "scCOOC", "push"]
+    with pytest.raises(spla.UnknownNameError, match="unknown kernel 'csc'; use 'auto' or one of scCSC, veCSC"):
+        spla.normalize_kernel("csc")
+
+
+def test_the_kernel_choice_does_not_import_the_products():
+    """spla.ops imports the kernel choice (a backend module), never the other way round."""
+    import ast
+    import inspect
+
+    from spla.backends.gpu import selection
+
+    tree = ast.parse(inspect.getsource(selection))
+    imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(name.endswith("ops") for name in imported), imported
+
+
 @pytest.mark.parametrize("name", ["min_first", "max_first"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_min_max_tie_of_signed_zeros_gives_the_later_entry(name, dtype):

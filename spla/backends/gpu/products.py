@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import semirings as _sr
 from ... import tuning as _tuning
-from ...errors import DomainMismatch, KernelUnavailable, UnknownNameError
+from ...errors import KernelUnavailable
 from . import compile as _c
 from . import tiles as _tiles
 from .compile import ACCUM_CODES, BLOCK, FRESH, INDEX_TYPES, MASK_NONE, REPLACE, log, supports_cached, swap_op
@@ -271,7 +271,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     kernel "scCSC", "veCSC", "scCOOC" or "push" (push walks the input side, A.T: a Matrix's cached
            transpose, A itself when symmetric); swap: MUL(a, x) instead of MUL(x, a) (mxv via A.T)
     Returns the (ncols,) or (ncols, k) result: ``out`` itself when given.
-    Raises KernelUnavailable when :func:`~.compile.supports` says no.  spla.ops has checked the rest.
+    Raises KernelUnavailable when :func:`~.compile.supports` says no; spla.ops has checked everything
+    else (shapes, dtypes, the mask, accum) at the door.
     """
     cp = _c.load_cupy()
     t = _tuning.current()
@@ -280,10 +281,6 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     ok, why = supports_cached(kernel, sr, dtype)
     if not ok:
         raise KernelUnavailable(f"GPU kernel {kernel} cannot run {sr.name} on {dtype}: {why}")
-    if accum not in ACCUM_CODES:
-        raise UnknownNameError(f"unknown accum {accum!r}; use one of {', '.join(_sr.ACCUM_OPS)}")
-    if accum is not None and dtype not in _sr.accum_dtypes(accum):
-        raise DomainMismatch(f"accum {accum!r} is not defined on dtype {dtype}")
     add, mul = sr.add.name, swap_op(sr.mul.name, swap)
     ncols = int(A.shape[1])
     k = 1 if u.ndim == 1 else int(u.shape[1])
