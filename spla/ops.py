@@ -26,7 +26,8 @@ __all__ = ["vxm", "mxv", "KERNELS", "normalize_kernel"]
 
 log = logging.getLogger("spla")
 
-VALUES_CAST_OK = declare_cache("values_cast_ok", "whether every value of the matrix has a value in an integer domain")
+VALUES_CAST_OK_KEY = declare_cache("values_cast_ok",
+                                   "whether every value of the matrix has a value in an integer domain")
 
 
 def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, replace=False, kernel="auto"):
@@ -180,7 +181,7 @@ def _check_values_cast(name, A, semiring, dtype, transpose):
             return bool(xp.all(xp.isfinite(values) & (whole >= float(lo)) & (whole < float(int(hi) + 1))))
         return not values.size or (int(values.min()) >= lo and int(values.max()) <= hi)
 
-    if not A.cached((VALUES_CAST_OK, dtype), fits):
+    if not A.cached((VALUES_CAST_OK_KEY, dtype), fits):
         if values.dtype.kind == "f":
             what, remedy = "NaN, inf or values", "u.astype(np.float64)"
         else:

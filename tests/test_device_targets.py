@@ -262,8 +262,8 @@ class _Activated(Exception):
     lambda A: volumes_bits(A, None, 2),
 ], ids=["degree_parts", "distance_sums", "bit_bfs_blocks", "volumes_bits"])
 def test_helpers_activate_their_matrixs_device_first(monkeypatch, call):
-    """The algorithms' helpers that take a matrix make its device current before any array work (they
-    used to start with A.xp on whatever GPU was current)."""
+    """The algorithms' helpers that take a matrix make its device current before any array work (not
+    A.xp on whatever GPU is current)."""
     def activate(device):
         raise _Activated(device)
 

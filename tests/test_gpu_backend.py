@@ -540,7 +540,7 @@ def test_sccsc_tiles(tiles, name, dtype):
     A = CSC((m, n), rows, cols, _values(rng, dtype, len(rows)))
     ident = sr.add.identity(np.dtype(dtype))
     accum = "lor" if np.dtype(dtype) == np.bool_ else ("bor" if name == "bor_first" else "min")
-    # listed chunks shorter than TILE_CHUNK (more listed chunks than static ones), longer, and equal
+    # listed chunks shorter than tile_chunk (more listed chunks than static ones), longer, and equal
     for per_warp, chunks, group, listed_chunk in (
             (1, "static", 1, 512), (8, "static", 2, 512), (32, "static", "auto", 512), (8, "listed", 8, 5),
             (8, "listed", 32, 16), (8, "listed", 4, 7), (1, "fused", 1, 512), (8, "fused", "auto", 512),

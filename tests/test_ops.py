@@ -352,8 +352,8 @@ def test_out_may_be_u(device):
 
 def test_out_overlapping_the_mask(device):
     """A bool ``out`` that overlaps the mask (two views of one buffer): which outputs are computed is the
-    mask as passed, not as ``out`` rewrites it.  The CPU backend used to read the mask again after writing
-    out (replace=True), so the overlap moved the replaced outputs."""
+    mask as passed, not as ``out`` rewrites it: a backend that read the mask again after writing out
+    (replace=True) would move the replaced outputs."""
     A = spla.Matrix.from_edges(np.arange(6), (np.arange(6) + 1) % 6, directed=True, device=device)
     rng = np.random.default_rng(7)
     for trial in range(40):
@@ -493,9 +493,9 @@ def test_dense_reference_by_hand():
 
 def test_test_kit_bad_arguments():
     """The kit's own arguments are checked where they are given, with a message: an unknown op or kernel
-    name in products() used to surface only when a drawn Product ran (or ran mxv for any op but "vxm"), a
-    density outside [0, 1] drew every cell or none, and a mask that does not fit the reference's output
-    failed as NumPy's broadcast error."""
+    name in products() (not only when a drawn Product runs), a density outside [0, 1] (which would draw
+    every cell or none), and a mask that does not fit the reference's output (not NumPy's broadcast
+    error)."""
     from hypothesis.errors import InvalidArgument
 
     from spla.testing import graphs, matrices

@@ -184,7 +184,7 @@ def test_choose_kernel_mask_hints():
     from spla.backends.gpu import launch
 
     assert tuning.current().unknown_tiles_waves * launch.resident_threads("cpu") == 10_485_760
-    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below COOC_SMALL_WAVES waves
+    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below cooc_small_waves waves
     assert spla.choose_kernel(hub)[0] == "scCOOC"
     assert spla.choose_kernel(hub, masked=True) == spla.choose_kernel(hub, masked="dense") == spla.choose_kernel(hub)
     name, reason = spla.choose_kernel(hub, masked="sparse")
@@ -331,7 +331,7 @@ def _shape_only(ncols, nnz):
 
 
 def test_vecsc_group_size_known_values():
-    """veCSC's lanes per column for one vector, at the shapes of the H100 measurements that set the rule
+    """veCSC's lanes per column for one vector, at the shapes of the measurements that set the rule
     (docs/decisions/tuning.md): about vecsc_lane_entries entries per lane, more lanes where the columns
     are few."""
     from spla.backends.gpu import launch
@@ -339,7 +339,7 @@ def test_vecsc_group_size_known_values():
     t = tuning.current()
     assert (t.vecsc_lane_entries, t.vecsc_fill_threads) == (32, 1 << 18)
     for ncols, nnz, want in ((2_000_000, 20_000_000, 2),  # Watts-Strogatz, mean 10
-                             (500_000, 20_000_000, 2),  # mean 40: 2 lanes, where a full warp ran 4.2x slower
+                             (500_000, 20_000_000, 2),  # mean 40: 2 lanes, not a warp
                              (250_000, 20_000_000, 2),  # mean 80 -> 2.5 entries per 32 -> 2
                              (125_000, 20_000_000, 4),  # mean 160 -> 5 -> 4
                              (62_500, 20_000_000, 8),  # mean 320 -> 10 -> 8

@@ -8,9 +8,9 @@ reuse against the full one,
 and the operand split (``split_bf16x3``, the NumPy twin of the kernel's) exact on every float32 that
 the tensor-core path takes (``windows_exact``).
 
-GPU (marker ``gpu``): the kernel forced on (VECSC_WINDOWS = True) against the dense NumPy reference
+GPU (marker ``gpu``): the kernel forced on (vecsc_windows=True) against the dense NumPy reference
 with every output mode (fresh, out, accum plus / min, replace), windows cut into several items (a
-small WINDOWS_SEG), k = 32 and 64, int32 and int64 indices, U with NaN, infinities and tiny values
+small windows_seg), k = 32 and 64, int32 and int64 indices, U with NaN, infinities and tiny values
 (spla_windows_scan's flag and the exact path), and the "auto" rule.
 """
 

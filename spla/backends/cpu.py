@@ -18,8 +18,8 @@ from .names import KERNELS
 
 __all__ = ["KERNELS", "supports", "vxm", "popcount", "weighted_rowsum", "frontier_push", "frontier_pull"]
 
-FINITE_VALUES = declare_cache("finite_values", "whether the matrix's values are finite in a product's domain")
-CSR_T = declare_cache("csr_T", "the matrix's CSC arrays as SciPy's CSR of its transpose, per dtype")
+FINITE_VALUES_KEY = declare_cache("finite_values", "whether the matrix's values are finite in a product's domain")
+CSR_T_KEY = declare_cache("csr_T", "the matrix's CSC arrays as SciPy's CSR of its transpose, per dtype")
 _CHUNK_ELEMS = 1 << 22  # entries x k gathered at once by the generic path
 
 
@@ -45,7 +45,7 @@ def _finite_values(A, dtype):
     where the semiring says the input contributes nothing: infinite values take the generic product."""
     if A.values is None or dtype.kind in "biu":
         return True
-    return A.cached((FINITE_VALUES, dtype), lambda: bool(np.all(np.isfinite(A.values.astype(dtype, copy=False)))))
+    return A.cached((FINITE_VALUES_KEY, dtype), lambda: bool(np.all(np.isfinite(A.values.astype(dtype, copy=False)))))
 
 
 def _selected_columns(comp, ncols):
@@ -64,7 +64,7 @@ def _transpose_csr(A, dtype, ones):
         else:
             data = A.values.astype(dtype, copy=False)
         return sp.csr_array((data, A.rowidx, A.colptr), shape=(A.shape[1], A.shape[0]))
-    return A.cached((CSR_T, np.dtype(dtype).str, ones), build)
+    return A.cached((CSR_T_KEY, np.dtype(dtype).str, ones), build)
 
 
 def _scipy_product(u, A, op, cols, dtype):

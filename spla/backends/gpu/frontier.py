@@ -15,7 +15,7 @@ from . import compile as _c
 from .compile import BLOCK, log
 from .launch import resident_blocks
 
-FRONTIER_SETUP = declare_cache("frontier_setup", "the frontier kernels' setup for the matrix (out-arc CSC, "
+FRONTIER_SETUP_KEY = declare_cache("frontier_setup", "the frontier kernels' setup for the matrix (out-arc CSC, "
                                                  "kernels, lanes per entry, grid) per queue dtype")
 
 
@@ -41,7 +41,7 @@ def frontier_setup(A, queue):
     """
     out_csc = A.T  # column v of A^T lists the targets w of the arcs v -> w
     t = _tuning.current()
-    key = (FRONTIER_SETUP, np.dtype(queue.dtype).str, t.frontier_group)
+    key = (FRONTIER_SETUP_KEY, np.dtype(queue.dtype).str, t.frontier_group)
     got = A.peek_cached(key)  # one lookup per level on the hot path
     if got is None:
         def build():

@@ -18,7 +18,7 @@ from .compile import BLOCK, FRESH, MASK_COMPLEMENT, MASK_MASK, MASK_NONE, SAME_A
 
 WORKLIST_PER = 16  # columns per thread of spla_mask_worklist (SPLA_WORKLIST_PER in spmv.cuh)
 
-VALUES_AS = declare_cache("gpu_values_as", "the matrix's values cast to a product's domain, on its GPU")
+VALUES_AS_KEY = declare_cache("gpu_values_as", "the matrix's values cast to a product's domain, on its GPU")
 
 
 def blocks_for(threads, max_blocks):
@@ -165,7 +165,7 @@ def values_as(A, dtype):
     v = A.values
     if v.dtype == dtype:
         return v
-    return A.cached((VALUES_AS, dtype.str), lambda: v.astype(dtype))
+    return A.cached((VALUES_AS_KEY, dtype.str), lambda: v.astype(dtype))
 
 
 def mask_args(cp, mask, complement, k):

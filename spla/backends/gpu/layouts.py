@@ -17,12 +17,12 @@ from ...matrix import declare_cache
 from .compile import BLOCK
 from .launch import resident_blocks
 
-LONG_SPLIT = declare_cache("vecsc_long", "a GPU kernel's long-column split (vecsc_long_split) of the matrix")
-TILE_CHUNKS = declare_cache("tile_chunks", "the tiles' long-column chunks in interleaved order")
-ROWS_ITEMS = declare_cache("rows_items", "the row kernel's work items (rows_items) at one item length")
-ROWS_CHUNK = declare_cache("rows_chunk", "the row kernel's item length (rows_chunk) for one device")
-ROWS_ORDER = declare_cache("rows_order", "the row kernel's column order, longest first (rows_order)")
-EMPTY_FRACTION = declare_cache("empty_column_fraction", "the fraction of the matrix's columns with no entries")
+LONG_SPLIT_KEY = declare_cache("vecsc_long", "a GPU kernel's long-column split (vecsc_long_split) of the matrix")
+TILE_CHUNKS_KEY = declare_cache("tile_chunks", "the tiles' long-column chunks in interleaved order")
+ROWS_ITEMS_KEY = declare_cache("rows_items", "the row kernel's work items (rows_items) at one item length")
+ROWS_CHUNK_KEY = declare_cache("rows_chunk", "the row kernel's item length (rows_chunk) for one device")
+ROWS_ORDER_KEY = declare_cache("rows_order", "the row kernel's column order, longest first (rows_order)")
+EMPTY_FRACTION_KEY = declare_cache("empty_column_fraction", "the fraction of the matrix's columns with no entries")
 
 
 def vecsc_long_split(xp, colptr, long_len, chunk):
@@ -168,19 +168,19 @@ def long_split_of(cp, A, colptr, group, long, chunk):
     push_chunk (push) or tile_long and tile_chunk (tiles); ``long`` None or <= 0: no split."""
     long_len = None if long is None or long <= 0 else max(1, int(long) * int(group) // 32)
     chunk = int(chunk)
-    key = (LONG_SPLIT, long_len, chunk, np.dtype(colptr.dtype).str, colptr.device.id)
+    key = (LONG_SPLIT_KEY, long_len, chunk, np.dtype(colptr.dtype).str, colptr.device.id)
     return A.cached(key, lambda: vecsc_long_split(cp, colptr, long_len, chunk))
 
 
 def interleaved_chunks_of(cp, A, colptr, split, t):
     """:func:`interleaved_chunks` of A's tile split (the tuning's tile_long, tile_chunk), cached on A."""
-    key = (TILE_CHUNKS, split["long_len"], t.tile_chunk, np.dtype(colptr.dtype).str, colptr.device.id)
+    key = (TILE_CHUNKS_KEY, split["long_len"], t.tile_chunk, np.dtype(colptr.dtype).str, colptr.device.id)
     return A.cached(key, lambda: interleaved_chunks(cp, split))
 
 
 def rows_items_of(cp, A, colptr, chunk):
     """:func:`rows_items` of A at ``chunk`` (cached on A)."""
-    key = (ROWS_ITEMS, int(chunk), np.dtype(colptr.dtype).str, colptr.device.id)
+    key = (ROWS_ITEMS_KEY, int(chunk), np.dtype(colptr.dtype).str, colptr.device.id)
     return A.cached(key, lambda: rows_items(cp, colptr, int(chunk)))
 
 
@@ -188,7 +188,7 @@ def rows_chunk_of(A, colptr, group, device_id, t):
     """:func:`rows_chunk` of A at the tuning's rows_long for groups of ``group`` lanes (cached on A):
     the item length, or None when no column is long."""
     groups = resident_blocks(device_id) * BLOCK // group
-    key = (ROWS_CHUNK, t.rows_long, t.rows_chunk, t.rows_heavy_chunk, t.rows_heavy_share, t.rows_heavy_min_chunks,
+    key = (ROWS_CHUNK_KEY, t.rows_long, t.rows_chunk, t.rows_heavy_chunk, t.rows_heavy_share, t.rows_heavy_min_chunks,
            groups, device_id)
     return A.cached(key, lambda: rows_chunk(colptr, t.rows_long, groups, t))
 
@@ -198,12 +198,12 @@ def rows_order_of(cp, A, colptr, t):
     if t.rows_order is False:
         return None
     min_cv = -1.0 if t.rows_order is True else t.rows_order_min_cv
-    key = (ROWS_ORDER, t.rows_long, min_cv, np.dtype(colptr.dtype).str, colptr.device.id)
+    key = (ROWS_ORDER_KEY, t.rows_long, min_cv, np.dtype(colptr.dtype).str, colptr.device.id)
     return A.cached(key, lambda: rows_order(cp, colptr, min_cv, t.rows_long))
 
 
 def empty_fraction(A, colptr):
     """The fraction of A's columns with no entries (computed once, cached on A)."""
     ncols = int(colptr.shape[0]) - 1
-    return A.cached((EMPTY_FRACTION, colptr.device.id),
+    return A.cached((EMPTY_FRACTION_KEY, colptr.device.id),
                    lambda: _dev.count_true(colptr[1:] == colptr[:-1]) / ncols if ncols else 0.0)

@@ -66,9 +66,9 @@ from ...matrix import Matrix, declare_cache
 from .. import for_device
 from .launch import resident_threads
 
-METRIC = declare_cache("scale_free_metric", "the matrix's scale-free metric (a float)")
-COLUMN_STATS = declare_cache("column_stats", "the longest column and the mean column length of the matrix")
-CHOICE = declare_cache("choose_kernel", "choose_kernel's (kernel, reason) for the matrix, per question and setting")
+METRIC_KEY = declare_cache("scale_free_metric", "the matrix's scale-free metric (a float)")
+COLUMN_STATS_KEY = declare_cache("column_stats", "the longest column and the mean column length of the matrix")
+CHOICE_KEY = declare_cache("choose_kernel", "choose_kernel's (kernel, reason) for the matrix, per question and setting")
 
 #: entries per pass of the metric's sums (bounds its temporaries: 16 bytes an entry)
 METRIC_STEP = 1 << 22
@@ -81,7 +81,7 @@ def scale_free_metric(A) -> float:
     integers while they stay below 2^53.
     """
     _check_matrix("scale_free_metric", A)
-    return A.cached(METRIC, lambda: _metric(A))
+    return A.cached(METRIC_KEY, lambda: _metric(A))
 
 
 def _metric(A) -> float:
@@ -123,7 +123,7 @@ def _column_stats(A):
                 return 0, 0.0
             # the mean is nnz / ncols (CuPy's mean of int64 compiles on first use; this is exact)
             return int(A.in_degree().max()), A.nnz / A.shape[1]
-    return A.cached(COLUMN_STATS, build)
+    return A.cached(COLUMN_STATS_KEY, build)
 
 
 def choose_kernel(A, k=1, semiring=None, dtype=None, masked=False, *, push_arcs=None, pull_arcs=None):
@@ -183,7 +183,7 @@ def _choose_cached(A, k, semiring, dtype, masked, t):
     """:func:`_choose`, decided once per matrix and setting (products in a loop ask again and again)."""
     # what the one-vector rules see of the mask: "unknown", "sparse" or "none" ("dense" is no mask to them)
     mask = {True: "unknown", "sparse": "sparse"}.get(masked, "none") if int(k) == 1 else "none"
-    key = (CHOICE, int(k), None if semiring is None else semiring.name, dtype.str, mask, t.vector_scf,
+    key = (CHOICE_KEY, int(k), None if semiring is None else semiring.name, dtype.str, mask, t.vector_scf,
            t.cooc_skew, t.block_k, t.rows_max_bytes, t.unknown_tiles_waves, t.cooc_small_waves, t.vecsc_fill_threads)
     got = A.peek_cached(key)  # asked before every "auto" product: one lookup
     return got if got is not None else A.cached(key, lambda: _choose(A, k, semiring, dtype, mask, t))

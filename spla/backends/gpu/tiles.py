@@ -15,8 +15,8 @@ from .compile import BLOCK
 from .launch import long_chunks, sm_count, resident_blocks, use_worklist
 from .layouts import interleaved_chunks_of, long_split_of
 
-TILE_GROUP = declare_cache("tile_group", "the tiles' lanes per kept column for the matrix (tile_group)")
-TILE_DONE = declare_cache("tile_done", "the fused tile chunks' counters of the matrix, per CUDA stream")
+TILE_GROUP_KEY = declare_cache("tile_group", "the tiles' lanes per kept column for the matrix (tile_group)")
+TILE_DONE_KEY = declare_cache("tile_done", "the fused tile chunks' counters of the matrix, per CUDA stream")
 
 
 def use_tiles(cp, A, colptr, ncols, device_id, t):
@@ -48,7 +48,7 @@ def tile_group(cp, A, colptr, t):
         while group < 8 and mean > group * t.tile_lane_entries:
             group *= 2
         return group
-    return A.cached((TILE_GROUP, t.tile_long, t.tile_lane_entries, colptr.device.id), build)
+    return A.cached((TILE_GROUP_KEY, t.tile_long, t.tile_lane_entries, colptr.device.id), build)
 
 
 def tile_geometry(ncols, device_id, t):
@@ -115,7 +115,7 @@ def tile_done(cp, A, split, device_id, t):
     zero when created, and every launch leaves them zero (a column's last chunk resets its
     counter), so no memset per product.  Kept on A per stream, for the reasons :func:`tile_listing`
     gives."""
-    key = (TILE_DONE, split["long_len"], t.tile_chunk, device_id)
+    key = (TILE_DONE_KEY, split["long_len"], t.tile_chunk, device_id)
     streams = A.cached(key, weakref.WeakKeyDictionary)
     stream = cp.cuda.get_current_stream()
     done = streams.get(stream)

@@ -17,8 +17,8 @@ from .layouts import rows_items
 WINDOW = 32  # columns per window of spla_vecsc_windows (the kernel's bit words)
 WINDOWS_WARPS_PER_SM = 16  # spla_vecsc_windows' __launch_bounds__(256, 2)
 
-WINDOW_SLOTS = declare_cache("window_slots", "the windows kernel's slots of the matrix, its item length and items")
-WINDOW_REUSE = declare_cache("window_reuse", "sampled entries per distinct row and rows per window (window_reuse)")
+WINDOW_SLOTS_KEY = declare_cache("window_slots", "the windows kernel's slots of the matrix, its item length and items")
+WINDOW_REUSE_KEY = declare_cache("window_reuse", "sampled entries per distinct row and rows per window (window_reuse)")
 
 
 def window_lists(xp, colptr, rowidx, nrows, width=WINDOW):
@@ -179,7 +179,7 @@ def window_layout_of(cp, A, colptr, rowidx, k, device_id, t):
     (the tuning's windows_seg), and the items of at most that many slots (:func:`rows_items` over
     slot_ptr) with the columns of the windows of several items.  Returns (slots, items, seg)."""
     seg = t.windows_seg
-    key = (WINDOW_SLOTS, WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
+    key = (WINDOW_SLOTS_KEY, WINDOW, np.dtype(colptr.dtype).str, colptr.device.id)
     slots = A.cached(key, lambda: window_slots(cp, window_lists(cp, colptr, rowidx, int(A.shape[0]))))
     if seg == "auto":  # one host copy of the window lengths and one choice per k / 32, cached
         slabs = k // WINDOW
@@ -206,7 +206,7 @@ def use_windows(cp, A, colptr, rowidx, add, mul, dtype, pattern, k, mode, adds, 
             and int(A.shape[0]) < 2**31 and k * 4 < 2**32 and compute_capability(device_id) >= 80):
         return False
     if t.vecsc_windows == "auto":
-        key = (WINDOW_REUSE, WINDOW, int(t.windows_sample), colptr.device.id)
+        key = (WINDOW_REUSE_KEY, WINDOW, int(t.windows_sample), colptr.device.id)
         reuse, rows = A.cached(key, lambda: window_reuse(cp, colptr, rowidx, int(A.shape[0]),
                                                          int(t.windows_sample)))
         return reuse >= t.windows_min_reuse and rows >= t.windows_min_rows
