@@ -60,7 +60,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import spla
-from spla import selection
+from spla.backends.gpu import selection
 from spla.device import any_true, count_true
 
 from ._common import (as_list, as_matrix, check_progress, check_sources, free_device_bytes, is_networkx_graph,

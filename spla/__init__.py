@@ -5,8 +5,9 @@
     >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
     array([0., 1., 0.])
 
-Layers: ``algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, selection) ->
-backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels).
+Layers: ``algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, tuning, the kernel
+choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and the
+kernel choice they serve).
 """
 
 from . import bits, frontier, semirings, tuning
@@ -25,14 +26,16 @@ from .errors import (
     UnknownNameError,
 )
 from .matrix import Matrix
-from .ops import KERNELS, mxv, normalize_kernel, vxm
+from .backends.gpu.selection import choose_kernel, direction_cost, may_push, scale_free_metric
+from .backends.names import KERNELS, normalize_kernel
+from .ops import mxv, vxm
 from .replay import Replay
-from .selection import choose_kernel, direction_cost, may_push, scale_free_metric
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel", "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
+    "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
+    "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
 ]

@@ -128,8 +128,8 @@ def to_device(x, device: str):
 
 #: CuPy arrays of this many bytes or more (up to PINNED_MAX) come back through page-locked host memory
 #: (CuPy's pinned memory pool): the copy runs at the link's speed instead of through the driver's
-#: staging buffers (an algorithm's (n,) result of 8 MB: about 1 ms pageable).  The pool keeps what it
-#: pinned, so larger one-off copies (a matrix's index arrays) go the pageable way.
+#: staging buffers.  The pool keeps what it pinned, so larger one-off copies (a matrix's index arrays)
+#: go the pageable way.
 PINNED_MIN = 1 << 16
 PINNED_MAX = 1 << 26
 
@@ -151,11 +151,10 @@ def to_numpy(x):
 
 
 # Bool reductions.  CuPy reduces bool arrays (any, sum, count_nonzero) with CUB block reductions that it
-# compiles on first use, 3.4-6 s each and again for arrays under 2,048 elements (a first run on a machine
-# paid 12 s for ``any`` alone), or without that accelerator in one thread block (``any`` of 1e7 bools:
-# 3.3 ms).  Reductions whose input and output dtypes are equal (max of uint8, sum of int64) go to the
-# device-wide CUB reductions that CuPy ships compiled: 13-75 us from 1e3 to 1e8 elements, nothing to
-# compile (H100, tools/probe_reductions.py).
+# compiles on first use, and again for small arrays, or without that accelerator in one thread block.
+# Reductions whose input and output dtypes are equal (max of uint8, sum of int64) go to the device-wide
+# CUB reductions that CuPy ships compiled: nothing to compile (docs/benchmarks.md, "Bool reductions
+# without CUB's block reductions"; benchmarks/probes/probe_reductions.py).
 def any_true(x) -> bool:
     """Whether the bool array ``x`` (NumPy or CuPy, any shape, empty allowed) has a True element."""
     if not is_cupy_array(x):

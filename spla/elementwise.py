@@ -17,10 +17,10 @@ function does not switch devices itself: finding the current device costs a few 
 on every call of a per-level update.
 
 Scalars: Python scalars are weak on both devices (a float32 array times 0.5 stays float32), and a
-wider NumPy scalar promotes alike (float32 array · ``np.float64`` -> float64; measured on the H100,
-CuPy 13).  One difference: a bool array with a Python number takes NumPy 2's default type on the CPU
-(bool · 2 -> int64) and the smallest type that holds the value in ``cupy.fuse`` (int8), so the values
-agree and the dtypes do not; cast a bool array (or pass a NumPy scalar) where the dtype matters.
+wider NumPy scalar promotes alike (float32 array · ``np.float64`` -> float64, with CuPy 13).  One
+difference: a bool array with a Python number takes NumPy 2's default type on the CPU (bool · 2 ->
+int64) and the smallest type that holds the value in ``cupy.fuse`` (int8), so the values agree and the
+dtypes do not; cast a bool array (or pass a NumPy scalar) where the dtype matters.
 """
 
 from __future__ import annotations

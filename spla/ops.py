@@ -17,24 +17,17 @@ import numpy as np
 from . import device as _dev
 from . import semirings as _sr
 from .backends import for_device as _backend
+from .backends.gpu.selection import choose_kernel
+from .backends.names import KERNELS, normalize_kernel
 from .errors import DimensionMismatch, DomainMismatch, InvalidGraph, KernelUnavailable, UnknownNameError
-from .matrix import Matrix
-from .selection import choose_kernel
+from .matrix import Matrix, declare_cache
+
+__all__ = ["vxm", "mxv", "KERNELS", "normalize_kernel"]
 
 log = logging.getLogger("spla")
 
-KERNELS = ("scCSC", "veCSC", "scCOOC", "push")
-_KERNEL_BY_LOWER = {k.lower(): k for k in KERNELS}
-
-
-def normalize_kernel(kernel) -> str:
-    """'auto' or the canonical spelling of a kernel name (case-insensitive)."""
-    if isinstance(kernel, str):
-        if kernel.lower() == "auto":
-            return "auto"
-        if kernel.lower() in _KERNEL_BY_LOWER:
-            return _KERNEL_BY_LOWER[kernel.lower()]
-    raise UnknownNameError(f"unknown kernel {kernel!r}; use 'auto' or one of {', '.join(KERNELS)}")
+VALUES_CAST_OK_KEY = declare_cache("values_cast_ok",
+                                   "whether every value of the matrix has a value in an integer domain")
 
 
 def vxm(u, A, semiring, *, mask=None, complement=False, accum=None, out=None, replace=False, kernel="auto"):
@@ -179,17 +172,16 @@ def _check_values_cast(name, A, semiring, dtype, transpose):
     ignores_a = ("pair", "second" if transpose else "first")  # mxv computes MUL(a, x)
     if semiring.mul.name in ignores_a:
         return
-    key = ("values_cast_ok", dtype)
-    if key not in A._cache:
+    def fits():
         xp = A.xp
         lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
         if values.dtype.kind == "f":
             whole = xp.trunc(values)
             # exact bounds: the dtype's minimum and its maximum + 1 are 0 or powers of two
-            A._cache[key] = bool(xp.all(xp.isfinite(values) & (whole >= float(lo)) & (whole < float(int(hi) + 1))))
-        else:
-            A._cache[key] = not values.size or (int(values.min()) >= lo and int(values.max()) <= hi)
-    if not A._cache[key]:
+            return bool(xp.all(xp.isfinite(values) & (whole >= float(lo)) & (whole < float(int(hi) + 1))))
+        return not values.size or (int(values.min()) >= lo and int(values.max()) <= hi)
+
+    if not A.cached((VALUES_CAST_OK_KEY, dtype), fits):
         if values.dtype.kind == "f":
             what, remedy = "NaN, inf or values", "u.astype(np.float64)"
         else:

@@ -1,9 +1,9 @@
 """Record a step of device work once and replay it: CUDA graphs on the GPU, a plain call on the CPU.
 
 An algorithm that loops over BFS levels issues the same handful of engine calls per level
-(a masked product, a reduction, a fused update).  On the GPU each call costs 10-80 µs of
-Python and CuPy dispatch while its kernel often runs for less; a graph of a few thousand
-vertices per level is then bound by the host.  :class:`Replay` removes that cost:
+(a masked product, a reduction, a fused update).  On the GPU each call's Python and CuPy
+dispatch often takes longer than its kernel runs; a graph of a few thousand vertices per
+level is then bound by the host.  :class:`Replay` removes that cost:
 
     step = spla.Replay(level_step, device=A.device)   # level_step(): in-place work, no host reads
     for d in ...:
@@ -12,7 +12,7 @@ vertices per level is then bound by the host.  :class:`Replay` removes that cost
 On "gpu:N" the first call runs ``level_step`` eagerly (it compiles kernels and fills the
 lazy caches of the matrices it touches, e.g. the kernel choice); the second records the
 device work it issues into a CUDA graph (``cudaStreamBeginCapture`` on a private stream)
-and launches the graph; every later call only launches the graph (a few µs of host time).
+and launches the graph; every later call only launches the graph (one call of host work).
 On "cpu" every call runs ``level_step``: same results, nothing recorded.
 
 Rules for a step (what the graph can replay):

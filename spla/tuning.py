@@ -120,37 +120,52 @@ class Tuning:
     (why this value) is under the field's name in docs/decisions/tuning.md."""
 
     # ---- the GPU backend: launch geometry
-    max_blocks: int = _tunable(1 << 20, _positive_int, "grid cap of every launch; the kernels loop grid-stride beyond it")
+    max_blocks: int = _tunable(1 << 20, _positive_int,
+                               "grid cap of every launch, in blocks of 256 threads; the kernels loop grid-stride "
+                               "beyond it")
 
     # ---- veCSC, one vector
     vecsc_group: int | None = _tunable(None, _either(_one_of(None), _one_of(2, 4, 8, 16, 32)),
-                                       "lanes per column of veCSC with one vector; None: chosen from the mean column length")
-    vecsc_lane_entries: int = _tunable(32, _positive_int, "entries of a typical column per veCSC lane when the group size is chosen")
+                                       "lanes per column of veCSC (and per input of push) with one vector; None: "
+                                       "chosen from the mean column length")
+    vecsc_lane_entries: int = _tunable(32, _positive_int,
+                                       "entries of a typical column per veCSC lane when the group size is chosen")
     vecsc_fill_threads: int = _tunable(1 << 18, _positive_int,
-                                       "threads a device holds at once, where none is named, for veCSC's group doubling")
+                                       "threads a device holds at once, where none is named, for veCSC's group "
+                                       "doubling")
     long: int | None = _tunable(4096, _either(_one_of(None), _is_int_says("an int (<= 0 or None disables the split)")),
-                                "veCSC long-column split: columns above long * G / 32 entries are cut into chunks")
+                                "veCSC long-column split: columns above long * G / 32 entries (G lanes per column) "
+                                "are cut into chunks of `chunk` entries, a warp each; None or <= 0: no split")
     chunk: int = _tunable(2048, _positive_int, "entries per chunk of veCSC's long-column split (a warp each)")
     vecsc_vec4: bool = _tunable(True, _BOOL, "veCSC with int32 indices reads rowidx with 16-byte loads")
 
     # ---- push, one vector
-    push_long: int | None = _tunable(1024, _either(_one_of(None), _is_int_says("an int (<= 0 or None disables the split)")),
-                                     "push's long-column split: input columns above push_long * G / 32 entries are cut")
+    push_long: int | None = _tunable(1024, _either(_one_of(None),
+                                                   _is_int_says("an int (<= 0 or None disables the split)")),
+                                     "push's long-column split: inputs of more than push_long * G / 32 out-arcs are "
+                                     "cut into chunks of `push_chunk` entries; None or <= 0: no split")
     push_chunk: int = _tunable(512, _positive_int, "entries per chunk of push's long-column split (a warp each)")
 
     # ---- masked products, one vector: worklists
     mask_worklist: object = _tunable("auto", _AUTO_BOOL,
-                                     "masked scCSC/veCSC/push first compact the computed columns into a worklist")
+                                     "masked scCSC/veCSC products (push: any) first compact the computed columns "
+                                     "(push: the inputs that are not the identity) into a worklist; 'auto': by "
+                                     "worklist_min_waves")
     worklist_min_waves: float = _tunable(6, _non_negative, "'auto' worklist from this many full waves of the device")
     worklist_skip_empty: float = _tunable(0.01, _fraction,
                                           "the worklist leaves out empty columns above this fraction of empty columns")
 
     # ---- masked scCSC: warp tiles
-    sccsc_tiles: object = _tunable("auto", _AUTO_BOOL, "masked scCSC products with one vector run as warp tiles")
+    sccsc_tiles: object = _tunable("auto", _AUTO_BOOL,
+                                   "masked scCSC products with one vector run as warp tiles; 'auto': on graphs of "
+                                   "worklist_min_waves waves of columns or of a column longer than tile_long")
     tile_r: int = _tunable(4, _one_of(1, 2, 4, 8), "32-column groups per warp tile (SPLA_TILE_R = 8 is the largest)")
     tile_min_warps: float = _tunable(8, _non_negative, "below this many tiles per SM, tiles narrow and blocks shrink")
-    tile_group: object = _tunable("auto", _either(_one_of("auto"), _one_of(*_POW2_LANES)), "lanes per kept column in a tile")
-    tile_lane_entries: int = _tunable(4, _positive_int, "entries of the mean short column per tile lane ('auto' tile_group)")
+    tile_group: object = _tunable("auto", _either(_one_of("auto"), _one_of(*_POW2_LANES)),
+                                  "lanes per kept column in a tile; 'auto': from the mean short column "
+                                  "(tile_lane_entries), at most 8")
+    tile_lane_entries: int = _tunable(4, _positive_int,
+                                      "entries of the mean short column per tile lane ('auto' tile_group)")
     tile_long: int = _tunable(32, _positive_int, "tile columns above this many entries are cut into chunks")
     tile_chunk: int = _tunable(256, _positive_int, "entries per chunk of the tiles' long columns (static and fused)")
     chunks_per_warp: int = _tunable(8, _positive_int, "chunks whose masks a warp tests at once")
@@ -163,7 +178,8 @@ class Tuning:
     rows_long: int = _tunable(128, _positive_int, "row kernel: columns above this many entries make every column work items")
     rows_chunk: int = _tunable(64, _positive_int, "row kernel: entries per work item")
     rows_heavy_chunk: int = _tunable(256, _positive_int, "row kernel: entries per work item where long columns dominate")
-    rows_heavy_share: float = _tunable(0.5, _fraction, "share of entries in long columns that makes items heavy")
+    rows_heavy_share: float = _tunable(0.5, _non_negative,
+                                       "share of entries in long columns that makes items heavy (above 1: never)")
     rows_heavy_min_chunks: float = _tunable(2.0, _non_negative, "heavy items only with this many items per resident group")
     rows_order: object = _tunable("auto", _AUTO_BOOL, "row kernel walks columns longest first")
     rows_order_min_cv: float = _tunable(1.5, _non_negative, "'auto' rows_order above this coefficient of variation")

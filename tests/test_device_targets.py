@@ -21,8 +21,9 @@ from spla.algorithms.daccer import volumes_bits
 from spla.algorithms.degree import degree_parts
 from spla.algorithms.distances import bit_bfs_blocks, distance_sums
 from spla import device as _dev
-from spla import selection
 from spla.backends import gpu
+from spla.backends.gpu import compile as gpu_compile
+from spla.backends.gpu import selection
 
 
 class FakeArray:
@@ -181,8 +182,8 @@ def test_free_device_bytes_measures_the_matrixs_gpu(fake_cupy):
 def test_popcount_counts_on_the_arrays_gpu(fake_cupy, monkeypatch):
     """gpu.popcount of an array of GPU 1 counts there: cupy.asarray would first copy it to the current
     GPU.  Host input still goes through cupy.asarray (onto the current GPU)."""
-    monkeypatch.setattr(gpu, "_cupy", lambda: fake_cupy)
-    monkeypatch.setattr(gpu, "_popcount_kernel", lambda: lambda X: ("popcount", fake_cupy.current, X.device.id))
+    monkeypatch.setattr(gpu_compile, "load_cupy", lambda: fake_cupy)
+    monkeypatch.setattr(gpu_compile, "popcount_kernel", lambda: lambda X: ("popcount", fake_cupy.current, X.device.id))
     assert gpu.popcount(FakeArray(1, dtype=np.int32)) == ("popcount", 1, 1)
     assert fake_cupy.log == [] and fake_cupy.current == 0
     assert gpu.popcount(np.ones(3, dtype=np.int64)) == ("popcount", 0, 0)
@@ -210,24 +211,22 @@ def activation(monkeypatch):
 
 @pytest.mark.parametrize("directed", [False, True])
 def test_kernel_choice_computes_under_the_matrixs_device(activation, monkeypatch, directed):
-    """scale_free_metric's casts and product and choose_kernel's column statistics run with A's device
+    """scale_free_metric's degrees and sums and choose_kernel's column statistics run with A's device
     current (called directly, e.g. by the CLI's report, nothing else makes it current)."""
     src = np.array([0, 0, 0, 1, 2, 3])
     dst = np.array([1, 2, 3, 2, 3, 0])
     A = spla.Matrix.from_edges(src, dst, n=5, directed=directed, device="cpu")
-    vxm = spla.ops.vxm
+    out_degree, in_degree = A.out_degree, A.in_degree
 
-    def checked_vxm(*args, **kwargs):
-        assert activation.depth > 0, "scale_free_metric's product ran outside activate(A.device)"
-        return vxm(*args, **kwargs)
-
-    in_degree = A.in_degree
+    def checked_out_degree():
+        assert activation.depth > 0, "scale_free_metric's sums ran outside activate(A.device)"
+        return out_degree()
 
     def checked_in_degree():
         assert activation.depth > 0, "the column statistics ran outside activate(A.device)"
         return in_degree()
 
-    monkeypatch.setattr(spla.ops, "vxm", checked_vxm)
+    monkeypatch.setattr(A, "out_degree", checked_out_degree)
     monkeypatch.setattr(A, "in_degree", checked_in_degree)
     assert selection.scale_free_metric(A) > 0
     assert selection.choose_kernel(A)[0] in spla.KERNELS
@@ -263,8 +262,8 @@ class _Activated(Exception):
     lambda A: volumes_bits(A, None, 2),
 ], ids=["degree_parts", "distance_sums", "bit_bfs_blocks", "volumes_bits"])
 def test_helpers_activate_their_matrixs_device_first(monkeypatch, call):
-    """The algorithms' helpers that take a matrix make its device current before any array work (they
-    used to start with A.xp on whatever GPU was current)."""
+    """The algorithms' helpers that take a matrix make its device current before any array work (not
+    A.xp on whatever GPU is current)."""
     def activate(device):
         raise _Activated(device)
 

@@ -109,7 +109,7 @@ def test_keyword_arguments_are_refused_with_a_message_that_says_so():
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")
 def test_kernel_name_compiles(tmp_path):
     """The CUDA front end refuses a non-ASCII letter in a kernel's name ("Universal character is not
-    allowed in device entity name"), which the name "σ update" used to give (NVRTC shares the front end)."""
+    allowed in device entity name"), which the name "σ update" would give (NVRTC shares the front end)."""
     fn = spla.fuse(lambda xp: lambda a: a + 1, name="σ update")
     src = tmp_path / "k.cu"
     src.write_text(f'extern "C" __global__ void {fn.kernel_name}(double* x) {{ x[0] = 1.0; }}\n', encoding="utf-8")

@@ -308,8 +308,8 @@ def test_device_not_a_string():
 
 
 def test_device_none_is_refused():
-    """None is no device name: it used to mean "auto", so ``A.to(None)`` moved a CPU matrix to the GPU
-    (where an algorithm's ``device=None`` means "where the graph is")."""
+    """None is no device name: read as "auto", ``A.to(None)`` would move a CPU matrix to the GPU (where an
+    algorithm's ``device=None`` means "where the graph is")."""
     msg = r"device must be a string like 'cpu', 'gpu', 'gpu:0' or 'auto', got None"
     with pytest.raises(spla.UnknownNameError, match=msg):
         spla.Matrix.from_edges(np.array([0]), np.array([1]), device=None)
@@ -477,8 +477,8 @@ def test_from_csc_shape_not_a_pair():
 
 
 def test_from_scipy_not_a_matrix():
-    """A networkx graph, a spla.Matrix, None or object values: said so (a graph used to be read as the
-    array of its nodes, "expected a 2-D matrix, got an array of shape (3,)")."""
+    """A networkx graph, a spla.Matrix, None or object values: said so (not a graph read as the array of
+    its nodes, "expected a 2-D matrix, got an array of shape (3,)")."""
     with pytest.raises(TypeError, match=r"from_scipy takes a SciPy sparse matrix/array or a 2-D NumPy array, "
                                         r"got Graph; use Matrix.from_networkx"):
         spla.Matrix.from_scipy(nx.path_graph(3), device="cpu")
@@ -520,7 +520,7 @@ def test_choose_kernel_unknown_semiring(A):
 
 
 def test_selection_needs_a_matrix(A):
-    """scale_free_metric / choose_kernel of a SciPy matrix: TypeError naming it (was AttributeError '_cache')."""
+    """scale_free_metric / choose_kernel of a SciPy matrix: a TypeError naming the function."""
     S = A.to_scipy()
     for fn in (spla.scale_free_metric, spla.choose_kernel):
         with pytest.raises(TypeError, match=rf"{fn.__name__}: A must be a spla.Matrix, got csc_array; build one "

@@ -300,15 +300,17 @@ def test_push_int32_positions_near_2_31(int32_edge_matrix):
     assert np.flatnonzero(got[:, 0, 1] >= 0).tolist() == want.tolist() + [source]
 
 
-def test_frontier_group_setting_is_checked(monkeypatch):
+def test_frontier_group_setting_is_checked():
     """A lanes-per-entry setting the kernel cannot take (not a power of two <= 32) is refused by name."""
-    from spla.backends import gpu
+    from spla import tuning
+    from spla.backends.gpu.frontier import frontier_group
 
-    assert gpu.frontier_group(6.0) == 1 and gpu.frontier_group(1000.0) == 32
-    monkeypatch.setattr(gpu, "FRONTIER_GROUP", 16)
-    assert gpu.frontier_group(6.0) == 16
+    assert frontier_group(6.0) == 1 and frontier_group(1000.0) == 32
+    with tuning.override(frontier_group=16):
+        assert frontier_group(6.0) == 16
     for bad in (3, 64, 2.0, True):
-        monkeypatch.setattr(gpu, "FRONTIER_GROUP", bad)
-        with pytest.raises(ValueError, match=rf"spla\.backends\.gpu\.FRONTIER_GROUP must be one of 1, 2, 4, 8, 16, "
-                                             rf"32, got {bad!r}"):
-            gpu.frontier_group(6.0)
+        with pytest.raises(ValueError, match=rf"spla\.tuning: frontier_group must be one of None or one of 1, 2, 4, "
+                                             rf"8, 16, 32, got {bad!r}"):
+            with tuning.override(frontier_group=bad):
+                pass
+    assert frontier_group(6.0) == 1

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import types
 import zlib
 
 import numpy as np
@@ -38,8 +37,10 @@ except Exception:  # no driver, no device, ...
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from spla import semirings  # noqa: E402
+from spla import semirings, tuning  # noqa: E402
 from spla.backends import gpu  # noqa: E402
+from spla.backends.gpu import compile as gpu_compile  # noqa: E402
+from spla.backends.gpu import launch, layouts, tiles  # noqa: E402
 from spla.errors import KernelUnavailable  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(_NDEV < 1, reason="CuPy sees no CUDA device")]
@@ -50,10 +51,26 @@ KERNELS = gpu.KERNELS
 # ---------------------------------------------------------------------------------------------
 # Test matrices: the attributes of spla.Matrix that the backend reads, built from COO triplets
 # ---------------------------------------------------------------------------------------------
-class CSC:
+class Kept:
+    """spla.Matrix's cache gateway (cached, peek_cached) for the test doubles; ``kept`` holds the values."""
+
+    def __init__(self):
+        self.kept = {}
+
+    def cached(self, key, build):
+        if key not in self.kept:
+            self.kept[key] = build()
+        return self.kept[key]
+
+    def peek_cached(self, key, default=None):
+        return self.kept.get(key, default)
+
+
+class CSC(Kept):
     """colptr/rowidx/values/colidx on the GPU (sorted, duplicates dropped) + the NumPy COO."""
 
     def __init__(self, shape, rows, cols, vals=None, index_dtype=np.int32):
+        super().__init__()
         m, n = shape
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
@@ -68,16 +85,15 @@ class CSC:
         self.rowidx = cp.asarray(self.np_rows.astype(index_dtype))
         self.colidx = cp.asarray(self.np_cols.astype(index_dtype))
         self.values = None if self.np_vals is None else cp.asarray(self.np_vals)
-        self._cache = {}
+        self._T = None
 
     @property
     def T(self):
         """The transpose (the input side that the push kernel walks), built once."""
-        if "T" not in self._cache:
-            t = CSC(self.shape[::-1], self.np_cols, self.np_rows, self.np_vals, self.colptr.dtype)
-            t._cache["T"] = self
-            self._cache["T"] = t
-        return self._cache["T"]
+        if self._T is None:
+            self._T = CSC(self.shape[::-1], self.np_cols, self.np_rows, self.np_vals, self.colptr.dtype)
+            self._T._T = self
+        return self._T
 
     def __repr__(self):
         kind = "pattern" if self.values is None else str(self.np_vals.dtype)
@@ -292,17 +308,17 @@ def test_int64_indices(name, dtype):
 
 @pytest.mark.parametrize("group", [2, 4, 8, 16, 32])
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_vecsc_group_sizes(monkeypatch, group, name, dtype):
+def test_vecsc_group_sizes(group, name, dtype):
     """veCSC's shuffle reduction for every group size and shuffled type (bool, 32/64-bit)."""
-    monkeypatch.setattr(gpu, "VECSC_GROUP", group)
     sr = semirings.get(name)
     rng = np.random.default_rng(group)
     m, n = 700, 300
     rows, cols = rng.integers(0, m, 9000), rng.integers(0, n, 9000)
     A = CSC((m, n), np.r_[rows, np.arange(m)], np.r_[cols, np.full(m, 5)], None)  # column 5 has > 700
-    for config in [("none", False, None, False, False), ("full", True, None, True, True)]:
-        run_case(A, sr, dtype, "veCSC", None, config, rng)
-    assert gpu.vecsc_group_size(A) == group
+    with tuning.override(vecsc_group=group):
+        for config in [("none", False, None, False, False), ("full", True, None, True, True)]:
+            run_case(A, sr, dtype, "veCSC", None, config, rng)
+        assert launch.vecsc_group_size(A) == group
 
 
 @pytest.mark.parametrize("ncols,mean", [(65_536, 6), (1000, 40), (100_000, 40)])
@@ -314,7 +330,7 @@ def test_vecsc_group_fills_this_device(caplog, ncols, mean):
     rng = np.random.default_rng(ncols + mean)
     cols = np.repeat(np.arange(ncols), mean)
     A = CSC((2 * ncols, ncols), rng.integers(0, 2 * ncols, cols.size), cols, None)
-    want = gpu.vecsc_group_size(A, 1, gpu._resident_blocks(0) * gpu.BLOCK)
+    want = launch.vecsc_group_size(A, 1, launch.resident_blocks(0) * gpu_compile.BLOCK)
     with caplog.at_level(logging.DEBUG, logger="spla"):
         run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("none", False, None, False, False), rng)
     lines = [r.getMessage() for r in caplog.records if "kernel=veCSC" in r.getMessage()]
@@ -348,7 +364,7 @@ LONG_CASES = CASES + [("max_times", np.int64), ("plus_pair", np.uint32)]
 
 
 def _long_matrix(rng, index_dtype=np.int32, pattern=False, dtype=np.float32):
-    """60,000 x 40: column 5 has 10,000 entries, column 17 has 50,000 (both > gpu.LONG = 4096, the
+    """60,000 x 40: column 5 has 10,000 entries, column 17 has 50,000 (both > tuning long = 4096, the
     second spans 25 chunks), column 30 exactly 4096 (not long), the others 0 to ~60."""
     m, n = 60000, 40
     rows = [rng.choice(m, 10000, replace=False), rng.choice(m, 50000, replace=False),
@@ -362,15 +378,16 @@ def _long_matrix(rng, index_dtype=np.int32, pattern=False, dtype=np.float32):
 
 @pytest.mark.parametrize("name,dtype", LONG_CASES)
 def test_vecsc_long_columns(name, dtype):
-    """Columns longer than gpu.LONG take the chunked path (chunk warps + atomics + finish); every
+    """Columns longer than the tuning's long take the chunked path (chunk warps + atomics + finish); every
     mask/complement/replace/accum/out configuration against the reference, int32 and int64 indices."""
     sr = semirings.get(name)
     rng = np.random.default_rng(zlib.crc32(f"long-{name}-{np.dtype(dtype)}".encode()))
     for index_dtype, pattern in ((np.int32, False), (np.int64, True)):
         A = _long_matrix(rng, index_dtype, pattern, dtype)
-        assert gpu.vecsc_group_size(A) == 32  # long means > LONG * 32 / 32 entries
-        split = gpu._vecsc_long(cp, A, A.colptr, 32)
-        assert split is not None and split["nlong"] == 2 and split["long_len"] == gpu.LONG
+        assert launch.vecsc_group_size(A) == 32  # long means > long * 32 / 32 entries
+        t = tuning.current()
+        split = layouts.long_split_of(cp, A, A.colptr, 32, t.long, t.chunk)
+        assert split is not None and split["nlong"] == 2 and split["long_len"] == t.long == 4096
         assert cp.asnumpy(split["long_cols"]).tolist() == [5, 17] and split["nchunks"] == 5 + 25
         configs = _configs(dtype) if index_dtype == np.int32 else _configs(dtype)[::3]
         for config in configs:
@@ -379,13 +396,11 @@ def test_vecsc_long_columns(name, dtype):
 
 @pytest.mark.parametrize("long_chunk", [(64, 32), (100, 7), (2, 1), (600, 577)])
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_vecsc_long_split_small(monkeypatch, long_chunk, name, dtype):
-    """Small LONG/CHUNK: many chunks per column, columns just above/below LONG (groups of 32 lanes,
-    whose threshold is LONG itself), tiny grids; then groups of 4 lanes (threshold LONG / 8).  Chunks of
+def test_vecsc_long_split_small(long_chunk, name, dtype):
+    """Small long/chunk: many chunks per column, columns just above/below long (groups of 32 lanes,
+    whose threshold is long itself), tiny grids; then groups of 4 lanes (threshold long / 8).  Chunks of
     577 entries take spla_group_reduce's loop (more than 4 vectors a lane), the others its short path."""
-    monkeypatch.setattr(gpu, "LONG", long_chunk[0])
-    monkeypatch.setattr(gpu, "CHUNK", long_chunk[1])
-    monkeypatch.setattr(gpu, "VECSC_GROUP", 32)
+    long, chunk = long_chunk
     sr = semirings.get(name)
     rng = np.random.default_rng(zlib.crc32(f"small-{long_chunk}-{name}".encode()))
     m, n = 700, 120
@@ -397,33 +412,35 @@ def test_vecsc_long_split_small(monkeypatch, long_chunk, name, dtype):
     mats = [CSC((m, n), rows, cols, _values(rng, dtype, len(rows))), CSC((m, n), rows, cols, None, np.int64),
             matrix("heavy", dtype), matrix("rect", dtype, True)]
     configs = _configs(dtype)
-    for i, A in enumerate(mats):
-        for c in range(0, len(configs), 2):
-            run_case(A, sr, dtype, "veCSC", None, configs[(c + i) % len(configs)], rng)
-    monkeypatch.setattr(gpu, "VECSC_GROUP", 4)
-    assert gpu._vecsc_long(cp, mats[0], mats[0].colptr, 4)["long_len"] == max(1, long_chunk[0] // 8)
-    for config in configs[::7]:
-        run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
-    monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)  # grid-stride over chunks and long columns
-    for config in configs[::5]:
-        run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
+    with tuning.override(long=long, chunk=chunk, vecsc_group=32):
+        for i, A in enumerate(mats):
+            for c in range(0, len(configs), 2):
+                run_case(A, sr, dtype, "veCSC", None, configs[(c + i) % len(configs)], rng)
+    with tuning.override(long=long, chunk=chunk, vecsc_group=4):
+        assert layouts.long_split_of(cp, mats[0], mats[0].colptr, 4, long, chunk)["long_len"] == max(1, long // 8)
+        for config in configs[::7]:
+            run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
+        with tuning.override(max_blocks=1):  # grid-stride over chunks and long columns
+            for config in configs[::5]:
+                run_case(mats[0], sr, dtype, "veCSC", None, config, rng)
 
 
-def test_vecsc_long_disabled(monkeypatch):
-    """LONG = None turns the split off (same results)."""
+@pytest.mark.parametrize("off", [None, 0])
+def test_vecsc_long_disabled(off):
+    """long = None (or <= 0) turns the split off (same results)."""
     rng = np.random.default_rng(9)
     A = _long_matrix(rng)
-    monkeypatch.setattr(gpu, "LONG", None)
-    assert gpu._vecsc_long(cp, A, A.colptr, 32) is None
-    run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("full", False, "plus", True, False), rng)
+    with tuning.override(long=off):
+        assert layouts.long_split_of(cp, A, A.colptr, 32, off, tuning.current().chunk) is None
+        run_case(A, semirings.get("plus_times"), np.float32, "veCSC", None, ("full", False, "plus", True, False),
+                 rng)
 
 
 @pytest.mark.parametrize("vec4", [True, False])
 @pytest.mark.parametrize("shift", [0, 1, 2, 3])
-def test_vecsc_vec4_unaligned_rowidx(monkeypatch, vec4, shift):
+def test_vecsc_vec4_unaligned_rowidx(vec4, shift):
     """16-byte rowidx loads (int32) with rowidx starting 0-3 entries past a 16-byte boundary, every
     group size, column lengths 0..~70 (heads/tails of 0-3 entries), and the chunked long path."""
-    monkeypatch.setattr(gpu, "VECSC_VEC4", vec4)
     rng = np.random.default_rng(100 + shift)
     m, n = 300, 90
     lens = np.minimum(m, np.r_[np.arange(0, 9), rng.integers(0, 70, n - 9)])
@@ -437,50 +454,42 @@ def test_vecsc_vec4_unaligned_rowidx(monkeypatch, vec4, shift):
         A.rowidx = pad[shift:shift + len(rows)]  # a contiguous view at a 4 * shift byte offset
         assert A.rowidx.data.ptr % 16 == (4 * shift) % 16 or shift == 0
         for group in (2, 4, 8, 32):
-            monkeypatch.setattr(gpu, "VECSC_GROUP", group)
-            run_case(A, sr, dtype, "veCSC", None, ("none", False, None, False, False), rng)
-            run_case(A, sr, dtype, "veCSC", None, ("full", True, "plus" if dtype != np.bool_ else "lor", True,
-                                                   False), rng)
-        monkeypatch.setattr(gpu, "LONG", 20)
-        monkeypatch.setattr(gpu, "CHUNK", 9)
-        A._cache.clear()
-        run_case(A, sr, dtype, "veCSC", None, ("full", False, None, True, True), rng)
-        monkeypatch.setattr(gpu, "LONG", 4096)
-        monkeypatch.setattr(gpu, "CHUNK", 2048)
-        monkeypatch.setattr(gpu, "VECSC_GROUP", None)
+            with tuning.override(vecsc_vec4=vec4, vecsc_group=group):
+                run_case(A, sr, dtype, "veCSC", None, ("none", False, None, False, False), rng)
+                run_case(A, sr, dtype, "veCSC", None, ("full", True, "plus" if dtype != np.bool_ else "lor", True,
+                                                       False), rng)
+        with tuning.override(vecsc_vec4=vec4, vecsc_group=32, long=20, chunk=9):
+            run_case(A, sr, dtype, "veCSC", None, ("full", False, None, True, True), rng)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_grid_stride_loops(monkeypatch, kernel):
+def test_grid_stride_loops(kernel):
     """Tiny grids: every kernel must cover all columns / entries by looping."""
-    monkeypatch.setattr(gpu, "MAX_BLOCKS", 2)
     rng = np.random.default_rng(3)
     m, n = 900, 5000
     A = CSC((m, n), rng.integers(0, m, 30000), rng.integers(0, n, 30000), _values(rng, np.float64, 30000))
-    for name, dtype in (("plus_times", np.float64), ("min_plus", np.int64), ("any_pair", np.bool_)):
-        for k in (None, 3):
-            run_case(A, semirings.get(name), dtype, kernel, k, ("full", False, None, True, False), rng)
+    with tuning.override(max_blocks=2):
+        for name, dtype in (("plus_times", np.float64), ("min_plus", np.int64), ("any_pair", np.bool_)):
+            for k in (None, 3):
+                run_case(A, semirings.get(name), dtype, kernel, k, ("full", False, None, True, False), rng)
 
 
 @pytest.mark.parametrize("skip_empty", [0.0, 1.0])
 @pytest.mark.parametrize("worklist", [True, False, "auto"])
 @pytest.mark.parametrize("kernel", ["scCSC", "veCSC"])
-def test_mask_worklist(monkeypatch, kernel, worklist, skip_empty):
+def test_mask_worklist(kernel, worklist, skip_empty):
     """Masked 1-D products with and without the compacted worklist of computed columns: more columns
     than the device holds threads (the list kernels loop), masks keeping none, a tenth, half or all
     columns, a column longer than veCSC's split threshold, replace/accum/out; empty computed columns
     left out of the list (and stored by the worklist kernel) or walked (skip_empty 0.0 / 1.0)."""
-    monkeypatch.setattr(gpu, "MASK_WORKLIST", worklist)
-    monkeypatch.setattr(gpu, "WORKLIST_SKIP_EMPTY", skip_empty)
-    monkeypatch.setattr(gpu, "SCCSC_TILES", False)  # scCSC's masked walk without tiles (test_sccsc_tiles)
     rng = np.random.default_rng(11)
     m, n, nnz = 2000, 300_000, 1_200_000
     rows = np.concatenate([rng.integers(0, m, nnz), np.arange(m), np.arange(m)])
     cols = np.concatenate([rng.integers(0, n, nnz), np.full(m, 17), np.full(m, n - 1)])  # two long columns
     A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
-    assert 0.0 < gpu._empty_fraction(A, A.colptr) < 1.0  # some columns are empty (about 1.8%)
-    monkeypatch.setattr(gpu, "LONG", 1024)
-    monkeypatch.setattr(gpu, "CHUNK", 512)
+    assert 0.0 < layouts.empty_fraction(A, A.colptr) < 1.0  # some columns are empty (about 1.8%)
+    # scCSC's masked walk without tiles (test_sccsc_tiles)
+    settings_ = dict(mask_worklist=worklist, worklist_skip_empty=skip_empty, sccsc_tiles=False, long=1024, chunk=512)
     for name, dtype in (("plus_times", np.float64), ("min_plus", np.int32), ("lor_land", np.bool_)):
         sr = semirings.get(name)
         ident = sr.add.identity(np.dtype(dtype))
@@ -492,8 +501,9 @@ def test_mask_worklist(monkeypatch, kernel, worklist, skip_empty):
                 accum = ("lor" if dtype == np.bool_ else "plus") if accum == "acc" else accum
                 out = _values(rng, dtype, (n,)) if use_out else None
                 want = reference(u, A, sr, False, mask, complement, accum, out, replace)
-                got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, accum,
-                              None if out is None else cp.asarray(out), replace, kernel)
+                with tuning.override(**settings_):
+                    got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, accum,
+                                  None if out is None else cp.asarray(out), replace, kernel)
                 np.testing.assert_array_equal(cp.asnumpy(got), want,
                                               err_msg=f"{kernel} {name} keep={keep} complement={complement} "
                                                       f"accum={accum} out={use_out} replace={replace}")
@@ -501,7 +511,7 @@ def test_mask_worklist(monkeypatch, kernel, worklist, skip_empty):
 
 @pytest.mark.parametrize("tiles", [True, False])
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
+def test_sccsc_tiles(tiles, name, dtype):
     """Masked 1-D scCSC as warp tiles (tiles of 1, 2 and 8 warps' columns) and as the column walk,
     every mask/accum/out configuration on the catalogue (whose 1100-entry column is longer than the
     tiles' split threshold); then a larger matrix with tiny grids (warps loop over tiles and over
@@ -509,41 +519,35 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
     through the finish kernel), the computed long columns' chunks listed by the tiles or every long
     column's chunks testing their masks (one or several per warp), and masks keeping none, a tenth or
     all columns."""
-    monkeypatch.setattr(gpu, "SCCSC_TILES", tiles)
     sr = semirings.get(name)
     rng = np.random.default_rng(21)
     if tiles:
-        monkeypatch.setattr(gpu, "SCCSC_TILES", "auto")  # by the rule: a catalogue column is long
-        assert gpu._use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0)
-        assert not gpu._use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0)
-        monkeypatch.setattr(gpu, "SCCSC_TILES", True)
+        t = tuning.current()  # sccsc_tiles "auto", by the rule: a catalogue column is long
+        assert tiles.use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0, t)
+        assert not tiles.use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0, t)
+    # lanes per kept column: up to 1, 4, 32 or the rule's; tile_min_warps 0: R and BLOCK as set, 8: narrowed
+    # (R=1, 1 warp)
     for R, group, min_warps in ((1, 1, 0), (2, 4, 0), (8, 32, 0), (8, "auto", 8)) if tiles else ((8, 1, 0),):
-        monkeypatch.setattr(gpu, "TILE_R", R)
-        monkeypatch.setattr(gpu, "TILE_GROUP", group)  # lanes per kept column: up to 1, 4, 32 or the rule's
-        monkeypatch.setattr(gpu, "TILE_MIN_WARPS", min_warps)  # 0: R and BLOCK as set; 8: narrowed (R=1, 1 warp)
-        for mname in ("rect", "heavy", "loops", "0x4", "1x1", "1x1-empty"):
-            A = matrix(mname, dtype)
-            for config in _configs(dtype):
-                if config[0] != "none":
-                    run_case(A, sr, dtype, "scCSC", None, config, rng)
+        with tuning.override(sccsc_tiles=tiles, tile_r=R, tile_group=group, tile_min_warps=min_warps):
+            for mname in ("rect", "heavy", "loops", "0x4", "1x1", "1x1-empty"):
+                A = matrix(mname, dtype)
+                for config in _configs(dtype):
+                    if config[0] != "none":
+                        run_case(A, sr, dtype, "scCSC", None, config, rng)
     m, n = 400, 5000
     rows = np.concatenate([rng.integers(0, m, 20000), np.arange(m), np.arange(m)])
     cols = np.concatenate([rng.integers(0, n, 20000), np.full(m, 3), np.full(m, n - 1)])  # two long columns
     A = CSC((m, n), rows, cols, _values(rng, dtype, len(rows)))
-    monkeypatch.setattr(gpu, "TILE_LONG", 9)
-    monkeypatch.setattr(gpu, "TILE_CHUNK", 7)
-    monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
     ident = sr.add.identity(np.dtype(dtype))
     accum = "lor" if np.dtype(dtype) == np.bool_ else ("bor" if name == "bor_first" else "min")
-    # listed chunks shorter than TILE_CHUNK (more listed chunks than static ones), longer, and equal
+    # listed chunks shorter than tile_chunk (more listed chunks than static ones), longer, and equal
     for per_warp, chunks, group, listed_chunk in (
             (1, "static", 1, 512), (8, "static", 2, 512), (32, "static", "auto", 512), (8, "listed", 8, 5),
             (8, "listed", 32, 16), (8, "listed", 4, 7), (1, "fused", 1, 512), (8, "fused", "auto", 512),
             (32, "fused", 4, 512), (8, "auto", "auto", 3)):
-        monkeypatch.setattr(gpu, "LISTED_CHUNK", listed_chunk)
-        monkeypatch.setattr(gpu, "CHUNKS_PER_WARP", per_warp)
-        monkeypatch.setattr(gpu, "TILE_CHUNKS", chunks)
-        monkeypatch.setattr(gpu, "TILE_GROUP", group)
+        settings_ = dict(sccsc_tiles=tiles, tile_r=8, tile_min_warps=8 if tiles else 0, tile_long=9, tile_chunk=7,
+                         max_blocks=1, listed_chunk=listed_chunk, chunks_per_warp=per_warp, tile_chunks=chunks,
+                         tile_group=group)
         for keep in (0.0, 0.1, 1.0):
             for complement, acc, use_out, replace in ((False, None, False, False), (True, None, True, True),
                                                       (False, accum, True, False), (False, None, True, False)):
@@ -551,8 +555,9 @@ def test_sccsc_tiles(monkeypatch, tiles, name, dtype):
                 mask = rng.random(n) < keep
                 out = _values(rng, dtype, (n,)) if use_out else None
                 want = reference(u, A, sr, False, mask, complement, acc, out, replace)
-                got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, acc,
-                              None if out is None else cp.asarray(out), replace, "scCSC")
+                with tuning.override(**settings_):
+                    got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask), complement, acc,
+                                  None if out is None else cp.asarray(out), replace, "scCSC")
                 np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=(
                     f"tiles={tiles} per_warp={per_warp} chunks={chunks} group={group} listed_chunk={listed_chunk} "
                     f"keep={keep} complement={complement} "
@@ -570,165 +575,157 @@ def test_tile_state_between_launches(monkeypatch, chunks):
 
     import spla
 
-    monkeypatch.setattr(gpu, "SCCSC_TILES", True)
-    monkeypatch.setattr(gpu, "TILE_CHUNKS", chunks)
-    monkeypatch.setattr(gpu, "TILE_LONG", 9)
-    monkeypatch.setattr(gpu, "TILE_CHUNK", 7)
-    monkeypatch.setattr(gpu, "LISTED_CHUNK", 5)
-    sr = semirings.get("plus_times")
-    rng = np.random.default_rng(5)
-    m, n = 300, 4000
-    rows = np.concatenate([rng.integers(0, m, 30000), np.arange(m), np.arange(m)])
-    cols = np.concatenate([rng.integers(0, n, 30000), np.full(m, 3), np.full(m, n - 1)])
-    A = CSC((m, n), rows, cols, rng.integers(1, 4, len(rows)).astype(np.float64))
-    u = rng.integers(0, 3, m).astype(np.float64)
-    mask = rng.random(n) < 0.5
-    want = reference(u, A, sr, False, mask)
-    du, dmask = cp.asarray(u), cp.asarray(mask)
+    with tuning.override(sccsc_tiles=True, tile_chunks=chunks, tile_long=9, tile_chunk=7, listed_chunk=5):
+        sr = semirings.get("plus_times")
+        rng = np.random.default_rng(5)
+        m, n = 300, 4000
+        rows = np.concatenate([rng.integers(0, m, 30000), np.arange(m), np.arange(m)])
+        cols = np.concatenate([rng.integers(0, n, 30000), np.full(m, 3), np.full(m, n - 1)])
+        A = CSC((m, n), rows, cols, rng.integers(1, 4, len(rows)).astype(np.float64))
+        u = rng.integers(0, 3, m).astype(np.float64)
+        mask = rng.random(n) < 0.5
+        want = reference(u, A, sr, False, mask)
+        du, dmask = cp.asarray(u), cp.asarray(mask)
 
-    def product(out=None):
-        # y<mask, replace> = u +.* A
-        return gpu.vxm(du, A, sr, dmask, False, None, out, out is not None, "scCSC")
+        def product(out=None):
+            # y<mask, replace> = u +.* A
+            return gpu.vxm(du, A, sr, dmask, False, None, out, out is not None, "scCSC")
 
-    def counters(stream):
-        """The stream's counters, read back (the listing's two, or the fused chunks' per column)."""
-        if chunks == "listed":
-            room, buf = gpu._listings[0][stream][-1]
-            return cp.asnumpy(buf[3 * room:])
-        key = next(k for k in A._cache if k[0] == "tile_done")
-        return cp.asnumpy(A._cache[key][stream])
+        def counters(stream):
+            """The stream's counters, read back (the listing's two, or the fused chunks' per column)."""
+            if chunks == "listed":
+                room, buf = tiles.LISTINGS[0][stream][-1]
+                return cp.asnumpy(buf[3 * room:])
+            key = next(k for k in A.kept if k[0] == "tile_done")
+            return cp.asnumpy(A.kept[key][stream])
 
-    for _ in range(3):
-        np.testing.assert_array_equal(cp.asnumpy(product()), want)
-    assert not counters(cp.cuda.get_current_stream()).any()
-    if chunks == "listed":
-        # a listing whose second kernel did not launch is dropped, and the next product gets a fresh one
-        real = gpu._spmv_module
-
-        class Failing:
-            def __init__(self, inner):
-                self.inner = inner
-
-            def __getitem__(self, key):
-                if key != "listed_chunks":
-                    return self.inner[key]
-
-                def fail(*args):
-                    raise RuntimeError("launch failed")
-                return fail
-
-        monkeypatch.setattr(gpu, "_spmv_module", lambda *a: Failing(real(*a)))
-        with pytest.raises(RuntimeError, match="launch failed"):
-            product()
-        assert cp.cuda.get_current_stream() not in gpu._listings[0]
-        monkeypatch.setattr(gpu, "_spmv_module", real)
-        np.testing.assert_array_equal(cp.asnumpy(product()), want)
+        for _ in range(3):
+            np.testing.assert_array_equal(cp.asnumpy(product()), want)
         assert not counters(cp.cuda.get_current_stream()).any()
-    s1, s2 = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
-    got = []
-    for _ in range(4):
-        for s in (s1, s2):
-            with s:
-                got.append(product())
-    s1.synchronize()
-    s2.synchronize()
-    for g in got:
-        np.testing.assert_array_equal(cp.asnumpy(g), want)
-    assert not counters(s1).any() and not counters(s2).any()
-    y = cp.full(n, 7.0)
-    step = spla.Replay(lambda: product(y), "gpu:0", name="tiles state")
-    for _ in range(5):
-        y.fill(7.0)
-        step()
-        np.testing.assert_array_equal(cp.asnumpy(y), want)
-    assert step.mode == "graph"
-    held = gpu._listings[0] if chunks == "listed" else next(v for k, v in A._cache.items() if k[0] == "tile_done")
-    before = len(held)
-    streams = [weakref.ref(s) for s in (s1, s2, step._stream)]
-    del s1, s2, step, got
-    gc.collect()
-    # a dead stream's state is gone, a live one's kept (CuPy may hold on to a stream it last entered)
-    dead = sum(ref() is None for ref in streams)
-    assert dead >= 1 and len(held) == before - dead
-    assert all(ref() in held for ref in streams if ref() is not None)
+        if chunks == "listed":
+            # a listing whose second kernel did not launch is dropped, and the next product gets a fresh one
+            real = gpu_compile.spmv_module
+
+            class Failing:
+                def __init__(self, inner):
+                    self.inner = inner
+
+                def __getitem__(self, key):
+                    if key != "listed_chunks":
+                        return self.inner[key]
+
+                    def fail(*args):
+                        raise RuntimeError("launch failed")
+                    return fail
+
+            monkeypatch.setattr(gpu_compile, "spmv_module", lambda *a: Failing(real(*a)))
+            with pytest.raises(RuntimeError, match="launch failed"):
+                product()
+            assert cp.cuda.get_current_stream() not in tiles.LISTINGS[0]
+            monkeypatch.setattr(gpu_compile, "spmv_module", real)
+            np.testing.assert_array_equal(cp.asnumpy(product()), want)
+            assert not counters(cp.cuda.get_current_stream()).any()
+        s1, s2 = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+        got = []
+        for _ in range(4):
+            for s in (s1, s2):
+                with s:
+                    got.append(product())
+        s1.synchronize()
+        s2.synchronize()
+        for g in got:
+            np.testing.assert_array_equal(cp.asnumpy(g), want)
+        assert not counters(s1).any() and not counters(s2).any()
+        y = cp.full(n, 7.0)
+        step = spla.Replay(lambda: product(y), "gpu:0", name="tiles state")
+        for _ in range(5):
+            y.fill(7.0)
+            step()
+            np.testing.assert_array_equal(cp.asnumpy(y), want)
+        assert step.mode == "graph"
+        held = tiles.LISTINGS[0] if chunks == "listed" else next(v for k, v in A.kept.items() if k[0] == "tile_done")
+        before = len(held)
+        streams = [weakref.ref(s) for s in (s1, s2, step._stream)]
+        del s1, s2, step, got
+        gc.collect()
+        # a dead stream's state is gone, a live one's kept (CuPy may hold on to a stream it last entered)
+        dead = sum(ref() is None for ref in streams)
+        assert dead >= 1 and len(held) == before - dead
+        assert all(ref() in held for ref in streams if ref() is not None)
 
 
-def test_tile_geometry_and_group(monkeypatch):
-    """The tiles' launch shape: a graph with enough tiles keeps TILE_R and BLOCK; a small one gets narrower
+def test_tile_geometry_and_group():
+    """The tiles' launch shape: a graph with enough tiles keeps tile_r and BLOCK; a small one gets narrower
     tiles and smaller blocks (every SM at least two); the lanes per kept column follow the mean short
     column (empty and long columns left out), a power of two in [1, 8]."""
-    sms = gpu._sm_count(0)
-    assert gpu._tile_geometry(10**8, 0) == (gpu.TILE_R, gpu.BLOCK)
-    R, block = gpu._tile_geometry(49151, 0)
-    tiles = -(-49151 // (32 * R))
-    assert R < gpu.TILE_R and (R == 1 or tiles >= gpu.TILE_MIN_WARPS * sms)
-    assert block == 32 or -(-tiles // (block // 32)) >= 2 * sms
-    assert gpu._tile_geometry(1, 0) == (1, 32)
+    sms = launch.sm_count(0)
+    t = tuning.current()
+    assert tiles.tile_geometry(10**8, 0, t) == (t.tile_r, gpu_compile.BLOCK)
+    R, block = tiles.tile_geometry(49151, 0, t)
+    ntiles = -(-49151 // (32 * R))
+    assert R < t.tile_r and (R == 1 or ntiles >= t.tile_min_warps * sms)
+    assert block == 32 or -(-ntiles // (block // 32)) >= 2 * sms
+    assert tiles.tile_geometry(1, 0, t) == (1, 32)
     lengths = {"grid": [4] * 100, "ba": [8] * 90 + [500] * 10 + [0] * 50, "dense": [33] * 10, "ws": [12] * 10,
                "wide": [32] * 10}
     want = {"grid": 1, "ba": 2, "dense": 1, "ws": 4, "wide": 8}
     for name, lens in lengths.items():
         colptr = cp.asarray(np.concatenate([[0], np.cumsum(lens)]).astype(np.int32))
-        A = types.SimpleNamespace(_cache={})
-        assert gpu._tile_group(cp, A, colptr) == want[name], name
-        assert list(A._cache.values()) == [want[name]]  # cached on the matrix
-    monkeypatch.setattr(gpu, "TILE_GROUP", 4)
-    assert gpu._tile_group(cp, types.SimpleNamespace(_cache={}), colptr) == 4
+        A = Kept()
+        assert tiles.tile_group(cp, A, colptr, t) == want[name], name
+        assert list(A.kept.values()) == [want[name]]  # cached on the matrix
+    with tuning.override(tile_group=4) as t4:
+        assert tiles.tile_group(cp, Kept(), colptr, t4) == 4
 
 
 @pytest.mark.parametrize("rows,order", [(True, "auto"), (True, True), (True, False), (False, "auto")])
 @pytest.mark.parametrize("name,dtype", CASES)
-def test_vecsc_rows_blocks(monkeypatch, caplog, rows, order, name, dtype):
+def test_vecsc_rows_blocks(caplog, rows, order, name, dtype):
     """k-blocks whose rows are whole 16-byte pieces (1, 2, 8 and 40 pieces: one lane per column up to
     32 lanes each looping over pieces) read in pieces (columns walked longest first or in index
     order), or component by component; every mask/accum/out configuration; columns longer than the
     rows' split threshold, every column then cut into length-sorted work items of both lengths
-    (ROWS_CHUNK, ROWS_HEAVY_CHUNK), with tiny grids; a block that is not 16-byte aligned falls back to
+    (rows_chunk, rows_heavy_chunk), with tiny grids; a block that is not 16-byte aligned falls back to
     the scalar loads."""
-    monkeypatch.setattr(gpu, "VECSC_ROWS", rows)
-    monkeypatch.setattr(gpu, "ROWS_ORDER", order)
     sr = semirings.get(name)
     rng = np.random.default_rng(22)
     per = 16 // np.dtype(dtype).itemsize
     configs = itertools.cycle(_configs(dtype))
-    for pieces in (1, 2, 8, 40):
-        for mname in ("rect", "heavy", "loops"):
-            A = matrix(mname, dtype)
-            for _ in range(6 if pieces == 8 else 2):
-                run_case(A, sr, dtype, "veCSC", pieces * per, next(configs), rng)
-    monkeypatch.setattr(gpu, "ROWS_LONG", 30)
-    monkeypatch.setattr(gpu, "ROWS_CHUNK", 7)
-    monkeypatch.setattr(gpu, "ROWS_HEAVY_CHUNK", 11)
-    monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", 0.0)
-    monkeypatch.setattr(gpu, "MAX_BLOCKS", 1)
+    with tuning.override(vecsc_rows=rows, rows_order=order):
+        for pieces in (1, 2, 8, 40):
+            for mname in ("rect", "heavy", "loops"):
+                A = matrix(mname, dtype)
+                for _ in range(6 if pieces == 8 else 2):
+                    run_case(A, sr, dtype, "veCSC", pieces * per, next(configs), rng)
     for share, chunk in ((2.0, 7), (0.0, 11)):  # never / always the heavy chunks
-        monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
-        A = matrix("heavy", dtype)
-        assert gpu._rows_chunk(A, A.colptr, gpu._rows_group(8 * per, np.dtype(dtype)), 0) == chunk
-        caplog.clear()
-        with caplog.at_level(logging.DEBUG, logger="spla"):
-            for config in _configs(dtype):
-                run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
+        with tuning.override(vecsc_rows=rows, rows_order=order, rows_long=30, rows_chunk=7, rows_heavy_chunk=11,
+                             rows_heavy_min_chunks=0.0, max_blocks=1, rows_heavy_share=share) as t:
+            A = matrix("heavy", dtype)
+            assert layouts.rows_chunk_of(A, A.colptr, launch.rows_group(8 * per, np.dtype(dtype)), 0, t) == chunk
+            caplog.clear()
+            with caplog.at_level(logging.DEBUG, logger="spla"):
+                for config in _configs(dtype):
+                    run_case(A, sr, dtype, "veCSC", 8 * per, config, rng)
         if rows:  # the DEBUG line names the items' length
             assert any(f"items of at most {chunk} entries" in r.getMessage() for r in caplog.records), caplog.text
     k = 8 * per
     ident = sr.add.identity(np.dtype(dtype))
     u = _vector(rng, dtype, (A.shape[0] * k + 1,), ident)
     u_view = cp.asarray(u)[1:].reshape(A.shape[0], k)  # data pointer off a 16-byte boundary
-    assert not gpu._rows_fit(u_view, u_view, k, np.dtype(dtype))
-    want = reference(u[1:].reshape(A.shape[0], k), A, sr)
-    got = gpu.vxm(u_view, A, sr, None, False, None, None, False, "veCSC")
+    with tuning.override(vecsc_rows=rows, rows_order=order, rows_long=30, rows_chunk=7, rows_heavy_chunk=11,
+                         rows_heavy_min_chunks=0.0, max_blocks=1, rows_heavy_share=0.0) as t:
+        assert not launch.rows_fit(u_view, u_view, k, np.dtype(dtype), t)
+        want = reference(u[1:].reshape(A.shape[0], k), A, sr)
+        got = gpu.vxm(u_view, A, sr, None, False, None, None, False, "veCSC")
     np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
 @pytest.mark.parametrize("long", [30, 10**9])
 @pytest.mark.parametrize("name,pattern", [("plus_times", True), ("plus_first", False), ("plus_first", True)])
-def test_rows_signed_zero_inputs_are_skipped(monkeypatch, long, name, pattern):
+def test_rows_signed_zero_inputs_are_skipped(long, name, pattern):
     """Row pieces with signed zeros: inputs of -0.0 and +0.0 (both plus's identity) are skipped, so a
     column of only such inputs is +0.0, bit for bit as the reference, with whole columns and with
-    work items (ROWS_LONG 30: "heavy" has longer columns), pattern and valued."""
-    monkeypatch.setattr(gpu, "ROWS_LONG", long)
-    monkeypatch.setattr(gpu, "ROWS_CHUNK", 7)
+    work items (rows_long 30: "heavy" has longer columns), pattern and valued."""
     sr = semirings.get(name)
     rng = np.random.default_rng(41)
     for mname in ("rect", "heavy", "loops"):
@@ -738,33 +735,32 @@ def test_rows_signed_zero_inputs_are_skipped(monkeypatch, long, name, pattern):
         u[: A.shape[0] // 2, 3] = -0.0  # column 3 of the block: mostly negative zeros
         for accum, out in ((None, None), ("plus", _values(rng, np.float32, (A.shape[1], 8)))):
             want = reference(u, A, sr, accum=accum, out=None if out is None else out.copy())
-            got = cp.asnumpy(gpu.vxm(cp.asarray(u), A, sr, None, False, accum,
-                                     None if out is None else cp.asarray(out), False, "veCSC"))
+            with tuning.override(rows_long=long, rows_chunk=7):
+                got = cp.asnumpy(gpu.vxm(cp.asarray(u), A, sr, None, False, accum,
+                                         None if out is None else cp.asarray(out), False, "veCSC"))
             np.testing.assert_array_equal(got, want)
             assert (np.signbit(got) == np.signbit(want)).all(), f"{name} {mname} accum={accum}"
 
 
 @pytest.mark.parametrize("worklist", [True, False, "auto"])
-def test_push_sparse_inputs_and_long_rows(monkeypatch, worklist):
+def test_push_sparse_inputs_and_long_rows(worklist):
     """push with inputs that are mostly the identity (the input worklist compacts the others; more
     inputs than the device holds threads, so its kernels loop), rows longer than the split threshold
     (one warp per chunk), and out/accum/replace/mask: ADD straight into out when accum is the monoid,
     a buffer and the merge otherwise."""
-    monkeypatch.setattr(gpu, "MASK_WORKLIST", worklist)
-    monkeypatch.setattr(gpu, "PUSH_LONG", 1024)
-    monkeypatch.setattr(gpu, "PUSH_CHUNK", 97)  # chunks that do not divide the rows
+    settings_ = dict(mask_worklist=worklist, push_long=1024, push_chunk=97)  # chunks that do not divide the rows
     rng = np.random.default_rng(12)
     m, n, nnz = 700_000, 3000, 2_800_000  # m inputs (rows of A), n outputs
     rows = np.concatenate([rng.integers(0, m, nnz), np.full(n, 17), np.full(n, m - 1)])  # two long rows
     cols = np.concatenate([rng.integers(0, n, nnz), np.arange(n), np.arange(n)])
     A = CSC((m, n), rows, cols, _values(rng, np.float64, len(rows)))
-    split = gpu._vecsc_long(cp, A.T, A.T.colptr, gpu.push_group_size(A.T), gpu.PUSH_LONG, gpu.PUSH_CHUNK)
+    split = layouts.long_split_of(cp, A.T, A.T.colptr, launch.push_group_size(A.T), 1024, 97)
     assert split["nlong"] == 2 and split["nchunks"] == 2 * -(-n // 97)
     for name, dtype, other in (("plus_times", np.float64, "max"), ("min_plus", np.int32, "plus"),
                                ("lor_land", np.bool_, "second")):
         sr = semirings.get(name)
         ident = sr.add.identity(np.dtype(dtype))
-        same = gpu.SAME_ACCUM[sr.add.name]
+        same = gpu_compile.SAME_ACCUM[sr.add.name]
         for live in (0.0, 0.001, 0.3, 1.0):
             u = _vector(rng, dtype, (m,), ident)
             u[rng.random(m) >= live] = ident
@@ -777,8 +773,9 @@ def test_push_sparse_inputs_and_long_rows(monkeypatch, worklist):
                     (True, True, other, True, False), (True, False, None, True, True)):
                 out = _values(rng, dtype, (n,)) if use_out else None
                 want = reference(u, A, sr, False, mask if use_mask else None, complement, accum, out, replace)
-                got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask) if use_mask else None, complement, accum,
-                              None if out is None else cp.asarray(out), replace, "push")
+                with tuning.override(**settings_):
+                    got = gpu.vxm(cp.asarray(u), A, sr, cp.asarray(mask) if use_mask else None, complement, accum,
+                                  None if out is None else cp.asarray(out), replace, "push")
                 np.testing.assert_array_equal(cp.asnumpy(got), want,
                                               err_msg=f"push {name} live={live} mask={use_mask} "
                                                       f"complement={complement} accum={accum} out={use_out}")
@@ -900,19 +897,19 @@ def test_min_max_signed_zero_tie_matches_cpu(kernel, name, dtype, first_zero):
     assert np.signbit(got).tolist() == np.signbit(want).tolist(), (kernel, name, u.tolist(), got, want)
 
 
-@pytest.mark.parametrize("setting,value", [("TILE_R", 16), ("TILE_R", 3), ("TILE_GROUP", 64), ("TILE_GROUP", 6)])
-def test_tile_settings_beyond_the_kernel_are_refused(monkeypatch, setting, value):
+@pytest.mark.parametrize("setting,value", [("tile_r", 16), ("tile_r", 3), ("tile_group", 64), ("tile_group", 6)])
+def test_tile_settings_beyond_the_kernel_are_refused(setting, value):
     """spla_sccsc_tiles handles tiles of at most 32 * 8 columns and power-of-two groups: a setting beyond
-    them is a ValueError naming it, not columns left uncomputed."""
+    them is a ValueError naming it, raised before any product runs, not columns left uncomputed."""
     import scipy.sparse as sp
 
     import spla
 
     S = sp.random(300, 2048, density=0.02, format="csc", random_state=11, dtype=np.float64)
-    monkeypatch.setattr(gpu, "SCCSC_TILES", True)
-    monkeypatch.setattr(gpu, "TILE_MIN_WARPS", 0)
-    monkeypatch.setattr(gpu, setting, value)
     A = spla.Matrix.from_scipy(S, directed=True, device="gpu:0")
     mask = cp.asarray(np.random.default_rng(7).random(2048) < 0.5)
-    with pytest.raises(ValueError, match=rf"spla\.backends\.gpu\.{setting} must be one of .*, got {value}"):
-        spla.vxm(cp.ones(300, dtype=np.float32), A, "plus_times", mask=mask, kernel="scCSC")
+    with tuning.override(sccsc_tiles=True, tile_min_warps=0):
+        with pytest.raises(ValueError, match=rf"spla\.tuning: {setting} must be one of .*, got {value}"):
+            with tuning.override(**{setting: value}):
+                spla.vxm(cp.ones(300, dtype=np.float32), A, "plus_times", mask=mask, kernel="scCSC")
+        assert tuning.current().sccsc_tiles is True  # the refused setting left the others in force

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spla.backends.gpu import vecsc_long_split
+from spla.backends.gpu.layouts import vecsc_long_split
 
 
 def _reference(lengths, long_len, chunk):
@@ -51,7 +51,7 @@ def test_vecsc_long_split_matches_a_column_walk(lengths, long_len, chunk, index)
 @given(lengths=st.lists(st.integers(0, 40), min_size=1, max_size=30), long_len=st.integers(1, 12),
        chunk=st.integers(1, 9))
 def test_interleaved_chunks_are_the_same_chunks_rank_major(lengths, long_len, chunk):
-    from spla.backends.gpu import interleaved_chunks
+    from spla.backends.gpu.layouts import interleaved_chunks
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
     split = vecsc_long_split(np, colptr, long_len, chunk)
     if split is None:
@@ -74,11 +74,13 @@ def test_interleaved_chunks_are_the_same_chunks_rank_major(lengths, long_len, ch
 def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
     """spla_vecsc_rows' column order: a permutation, lengths non-increasing, ties in index order; None
     when the short columns' lengths hardly vary (or there are none)."""
-    from spla.backends.gpu import ROWS_LONG, rows_order
+    from spla import tuning
+    from spla.backends.gpu.layouts import rows_order
+    rows_long = tuning.current().rows_long
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
-    order = rows_order(np, colptr, min_cv)
+    order = rows_order(np, colptr, min_cv, rows_long)
     lens = np.asarray(lengths, dtype=np.int64)
-    short = lens[lens <= ROWS_LONG].astype(float)
+    short = lens[lens <= rows_long].astype(float)
     varies = short.size > 0 and short.mean() > 0 and short.std() / short.mean() > min_cv
     if not varies:
         assert order is None
@@ -91,57 +93,58 @@ def test_rows_order_is_longest_first_and_stable(lengths, min_cv, index):
 @given(lengths=st.lists(st.integers(0, 200), max_size=40), long_len=st.integers(0, 150),
        share=st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0]), groups=st.integers(0, 40),
        min_chunks=st.sampled_from([0.0, 0.01, 0.1, 2.0]), index=st.sampled_from([np.int32, np.int64]))
-def test_rows_chunk_follows_the_long_columns_share(monkeypatch, lengths, long_len, share, groups, min_chunks, index):
+def test_rows_chunk_follows_the_long_columns_share(lengths, long_len, share, groups, min_chunks, index):
     """The k-block row-piece products' item length: None without a column of more than long_len entries
-    (whole columns then), the heavy chunks exactly when those columns hold at least ROWS_HEAVY_SHARE of
-    the entries and fill ROWS_HEAVY_MIN_CHUNKS heavy chunks per resident group, else ROWS_CHUNK."""
-    from spla.backends import gpu
-    monkeypatch.setattr(gpu, "ROWS_HEAVY_SHARE", share)
-    monkeypatch.setattr(gpu, "ROWS_HEAVY_MIN_CHUNKS", min_chunks)
+    (whole columns then), the heavy chunks exactly when those columns hold at least rows_heavy_share of
+    the entries and fill rows_heavy_min_chunks heavy chunks per resident group, else rows_chunk."""
+    from spla import tuning
+    from spla.backends.gpu import layouts
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     total = sum(lengths)
     long_entries = sum(n for n in lengths if n > long_len)
-    heavy = long_entries >= share * total and long_entries >= min_chunks * groups * gpu.ROWS_HEAVY_CHUNK
-    want = None if long_entries == 0 else gpu.ROWS_HEAVY_CHUNK if heavy else gpu.ROWS_CHUNK
-    assert gpu.rows_chunk(colptr, long_len, groups) == want
+    with tuning.override(rows_heavy_share=share, rows_heavy_min_chunks=min_chunks) as t:
+        heavy = long_entries >= share * total and long_entries >= min_chunks * groups * t.rows_heavy_chunk
+        want = None if long_entries == 0 else t.rows_heavy_chunk if heavy else t.rows_chunk
+        assert layouts.rows_chunk(colptr, long_len, groups) == want
+        assert layouts.rows_chunk(colptr, long_len, groups, t) == want
 
 
-def test_bad_chunk_and_order_switches_are_refused(monkeypatch):
-    """A mistyped TILE_CHUNKS would otherwise leave the long columns unreduced (a wrong answer), and a
-    mistyped ROWS_ORDER would silently mean "auto": both raise, naming the allowed values."""
-    import types
-
+def test_bad_chunk_and_order_switches_are_refused():
+    """A mistyped tile_chunks would otherwise leave the long columns unreduced (a wrong answer), a bad
+    listed_chunk would overrun the listing, and a mistyped rows_order would silently mean "auto": the
+    tuning refuses each, naming the field and the allowed values, and keeps the values in force."""
     import pytest
 
-    from spla.backends import gpu
+    from spla import tuning
+    from spla.backends.gpu import tiles
     split = vecsc_long_split(np, np.array([0, 40, 41], dtype=np.int32), 32, 16)
-    monkeypatch.setattr(gpu, "TILE_CHUNKS", "fusd")
-    with pytest.raises(ValueError, match="TILE_CHUNKS must be 'auto', 'fused', 'listed' or 'static', got 'fusd'"):
-        gpu._tile_chunk_mode(split, 2, True, True)
-    monkeypatch.setattr(gpu, "TILE_CHUNKS", "auto")
-    # "auto": 3 chunks for 2 (or 10) columns is more than TILE_FUSED_MAX_CHUNKS = 0.1 per column: listed
+    with pytest.raises(ValueError, match="tile_chunks must be one of 'auto', 'fused', 'listed', 'static', got 'fusd'"):
+        with tuning.override(tile_chunks="fusd"):
+            pass
+    # "auto": 3 chunks for 2 (or 10) columns is more than tile_fused_max_chunks = 0.1 per column: listed
     # where the chunks may ADD straight into y, else fused; 3 chunks for 40 columns: fused
-    assert gpu.TILE_FUSED_MAX_CHUNKS == 0.1
-    assert gpu._tile_chunk_mode(split, 2, True, True) == "listed"
-    assert gpu._tile_chunk_mode(split, 10, True, True) == "listed"
-    assert gpu._tile_chunk_mode(split, 2, False, True) == "fused"
-    assert gpu._tile_chunk_mode(split, 40, True, True) == "fused"
-    assert gpu._tile_chunk_mode(None, 10, True, True) is None
+    t = tuning.current()
+    assert t.tile_chunks == "auto" and t.tile_fused_max_chunks == 0.1
+    assert tiles.tile_chunk_mode(split, 2, True, True, t) == "listed"
+    assert tiles.tile_chunk_mode(split, 10, True, True, t) == "listed"
+    assert tiles.tile_chunk_mode(split, 2, False, True, t) == "fused"
+    assert tiles.tile_chunk_mode(split, 40, True, True, t) == "fused"
+    assert tiles.tile_chunk_mode(None, 10, True, True, t) is None
     for bad in (0, -512, 512.0, True, "512"):
-        monkeypatch.setattr(gpu, "LISTED_CHUNK", bad)
-        with pytest.raises(ValueError, match=f"LISTED_CHUNK must be a positive int, got {bad!r}"):
-            gpu._tile_chunk_mode(split, 2, True, True)
-    monkeypatch.setattr(gpu, "LISTED_CHUNK", 512)
-    monkeypatch.setattr(gpu, "ROWS_ORDER", "yes")
-    with pytest.raises(ValueError, match="ROWS_ORDER must be 'auto', True or False, got 'yes'"):
-        gpu._rows_order(np, types.SimpleNamespace(_cache={}), np.array([0, 1], dtype=np.int32))
+        with pytest.raises(ValueError, match=f"listed_chunk must be a positive int, got {bad!r}"):
+            with tuning.override(listed_chunk=bad):
+                pass
+    with pytest.raises(ValueError, match="rows_order must be one of 'auto', True, False, got 'yes'"):
+        with tuning.override(rows_order="yes"):
+            pass
+    assert tuning.current() == t
 
 
 @settings(max_examples=200, deadline=None)
 @given(lengths=st.lists(st.integers(0, 40), max_size=30), chunk=st.integers(1, 9),
        index=st.sampled_from([np.int32, np.int64]))
 def test_rows_items_are_every_column_cut_and_sorted_longest_first(lengths, chunk, index):
-    from spla.backends.gpu import rows_items
+    from spla.backends.gpu.layouts import rows_items
     colptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     items = rows_items(np, colptr, chunk)
     # the items of a column walk: [b, min(b + chunk, end)) for b = start, start + chunk, ...; one empty

@@ -159,8 +159,8 @@ def test_moving_between_gpus(gpu0_current):
 @pytest.mark.parametrize("directed", [False, True])
 def test_kernel_choice_on_gpu1(gpu0_current, directed):
     """spla.scale_free_metric and spla.choose_kernel called on a fresh matrix of GPU 1 (nothing cached yet)
-    while GPU 0 is current: the degrees' casts, the metric's product and the column statistics run on GPU 1
-    (they used to run on GPU 0 and the product refused its input with DeviceMismatch)."""
+    while GPU 0 is current: the degrees' casts, the metric's sums and the column statistics run on GPU 1
+    (not on GPU 0, where they would meet GPU 1's arrays)."""
     cp = gpu0_current
     A_cpu = spla.Matrix.from_networkx(_graph(directed), device="cpu")
     A0 = A_cpu.to("gpu:0")
@@ -203,7 +203,7 @@ def test_cli_on_gpu1(gpu0_current, tmp_path, capsys, monkeypatch):
 
 def test_bits_on_gpu1(gpu0_current):
     """spla.bits.popcount and weighted_rowsum of arrays of GPU 1 compute there and return arrays of GPU 1
-    (popcount used to copy its input to the current GPU first and count there)."""
+    (popcount does not copy its input to the current GPU first)."""
     cp = gpu0_current
     rng = np.random.default_rng(1)
     X = rng.integers(0, 2**64, size=(300, 3), dtype=np.uint64)
@@ -222,7 +222,7 @@ def test_bits_on_gpu1(gpu0_current):
 def test_replay_and_host_copy_on_gpu1(gpu0_current):
     """A Replay of a step on GPU 1, called while GPU 0 is current, records and launches its graph there;
     recorded_bytes counts its private pool whichever GPU is current; HostCopy reads an array of GPU 1 after
-    the work queued there (its copy used to run on GPU 0's stream, racing GPU 1's kernels)."""
+    the work queued there (a copy on GPU 0's stream would race GPU 1's kernels)."""
     cp = gpu0_current
     n = 64
     src = np.arange(n)

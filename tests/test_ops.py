@@ -353,8 +353,8 @@ def test_out_may_be_u(device):
 
 def test_out_overlapping_the_mask(device):
     """A bool ``out`` that overlaps the mask (two views of one buffer): which outputs are computed is the
-    mask as passed, not as ``out`` rewrites it.  The CPU backend used to read the mask again after writing
-    out (replace=True), so the overlap moved the replaced outputs."""
+    mask as passed, not as ``out`` rewrites it: a backend that read the mask again after writing out
+    (replace=True) would move the replaced outputs."""
     A = spla.Matrix.from_edges(np.arange(6), (np.arange(6) + 1) % 6, directed=True, device=device)
     rng = np.random.default_rng(7)
     for trial in range(40):
@@ -494,9 +494,9 @@ def test_dense_reference_by_hand():
 
 def test_test_kit_bad_arguments():
     """The kit's own arguments are checked where they are given, with a message: an unknown op or kernel
-    name in products() used to surface only when a drawn Product ran (or ran mxv for any op but "vxm"), a
-    density outside [0, 1] drew every cell or none, and a mask that does not fit the reference's output
-    failed as NumPy's broadcast error."""
+    name in products() (not only when a drawn Product runs), a density outside [0, 1] (which would draw
+    every cell or none), and a mask that does not fit the reference's output (not NumPy's broadcast
+    error)."""
     from hypothesis.errors import InvalidArgument
 
     from spla.testing import graphs, matrices
@@ -661,6 +661,31 @@ def test_backend_for_device():
     assert backends.for_device("cpu") is backends.cpu
     assert backends.for_device("gpu") is backends.gpu
     assert backends.for_device("gpu:1") is backends.gpu
+
+
+def test_kernel_names_are_defined_once():
+    """One list of kernel names and one normalisation, which the API, both backends and spla share."""
+    from spla.backends import cpu, gpu, names
+
+    assert spla.KERNELS is names.KERNELS is gpu.KERNELS is cpu.KERNELS is spla.ops.KERNELS
+    assert spla.normalize_kernel is names.normalize_kernel is spla.ops.normalize_kernel
+    assert [spla.normalize_kernel(k) for k in ("AUTO", "sccsc", "VECSC", "scCOOC", "Push")] == \
+        ["auto", "scCSC", "veCSC", "scCOOC", "push"]
+    with pytest.raises(spla.UnknownNameError, match="unknown kernel 'csc'; use 'auto' or one of scCSC, veCSC"):
+        spla.normalize_kernel("csc")
+
+
+def test_the_kernel_choice_does_not_import_the_products():
+    """spla.ops imports the kernel choice (a backend module), never the other way round."""
+    import ast
+    import inspect
+
+    from spla.backends.gpu import selection
+
+    tree = ast.parse(inspect.getsource(selection))
+    imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(name.endswith("ops") for name in imported), imported
 
 
 @pytest.mark.parametrize("name", ["min_first", "max_first"])

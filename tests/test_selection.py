@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla import semirings as sr
+from spla import tuning
 from spla.ops import _backend
 from spla.testing import graphs, matrices, scaled
 
@@ -57,6 +58,51 @@ def test_metric_vs_networkx(G):
 @given(A=matrices(max_rows=12))
 def test_metric_vs_brute_force(A):
     assert spla.scale_free_metric(A) == pytest.approx(brute_force_metric(A), rel=1e-12)
+
+
+def _metric_by_product(A):
+    """The scale-free metric as one product gives it: Σ_j deg(j) Σ_{i -> j} outdeg(i), the inner sums as
+    out_deg +.first A (veCSC), over nnz."""
+    if A.nnz == 0:
+        return 0.0
+    with spla.device.activate(A.device):
+        out_deg = A.out_degree().astype(np.float64)
+        deg_j = out_deg if A.shape[0] == A.shape[1] else A.in_degree().astype(np.float64)
+        row_deg_sum = spla.vxm(out_deg, A.pattern(), "plus_first", kernel="veCSC")
+        return float((row_deg_sum * deg_j).sum()) / A.nnz
+
+
+@settings(max_examples=scaled(80), deadline=None)
+@given(A=matrices(max_rows=40, max_cols=40), seed=st.integers(0, 2**32 - 1))
+def test_metric_equals_the_product_form_to_the_bit(device, A, seed):
+    """The metric's array sums give exactly the value of the product form (every sum here is an exact
+    integer), on random matrices and random graphs of a few thousand arcs, square and rectangular."""
+    A = A.to(device)
+    assert spla.scale_free_metric(A) == _metric_by_product(A)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    m = int(rng.integers(0, 4000))
+    G = spla.Matrix.from_edges(rng.integers(0, n, m), rng.zipf(1.6, m) % n, n=n, directed=True, device=device)
+    assert spla.scale_free_metric(G) == _metric_by_product(G)
+    R = spla.Matrix.from_scipy(sp.random(n, 37, density=0.1, random_state=seed % 2**31), device=device)
+    assert spla.scale_free_metric(R) == _metric_by_product(R)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 7, 1000])
+def test_metric_column_sums_in_passes(device, step):
+    """The column sums read across passes of any length: columns spanning passes, empty columns, a
+    pass boundary on a column boundary."""
+    from spla.backends.gpu.selection import _column_sums
+
+    rng = np.random.default_rng(step)
+    dense = rng.random((30, 25)) < 0.2
+    dense[:, 3] = False  # an empty column
+    dense[:, 7] = True  # a full one
+    A = spla.Matrix.from_scipy(sp.csc_array(dense.astype(np.float64)), directed=True, device=device)
+    weights = rng.integers(0, 100, A.shape[0]).astype(np.int64)
+    want = (dense.astype(np.int64) * weights[:, None]).sum(axis=0)
+    got = spla.device.to_numpy(_column_sums(A, spla.device.to_device(weights, device), step))
+    assert got.dtype == np.int64 and got.tolist() == want.tolist()
 
 
 def test_metric_known_values(device):
@@ -130,16 +176,15 @@ def test_choose_kernel_reason_mentions_the_metric():
     assert "metric" in reason
 
 
-def test_choose_kernel_mask_hints(monkeypatch):
+def test_choose_kernel_mask_hints():
     """One vector with a mask: scCSC's warp tiles for masked="sparse" on hub graphs whatever their size
     and on other graphs of long columns that are not small, and for a mask of unknown density
-    (masked=True) on hub graphs of at least UNKNOWN_TILES_WAVES waves of arcs; masked="dense", blocks
+    (masked=True) on hub graphs of at least unknown_tiles_waves waves of arcs; masked="dense", blocks
     and graphs of short columns keep the unmasked choice."""
-    from spla import selection
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
-    assert selection.UNKNOWN_TILES_WAVES * gpu.resident_threads("cpu") == 10_485_760
-    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below COOC_SMALL_WAVES waves
+    assert tuning.current().unknown_tiles_waves * launch.resident_threads("cpu") == 10_485_760
+    hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")  # small: below cooc_small_waves waves
     assert spla.choose_kernel(hub)[0] == "scCOOC"
     assert spla.choose_kernel(hub, masked=True) == spla.choose_kernel(hub, masked="dense") == spla.choose_kernel(hub)
     name, reason = spla.choose_kernel(hub, masked="sparse")
@@ -155,27 +200,28 @@ def test_choose_kernel_mask_hints(monkeypatch):
     for masked in (True, "dense", "sparse"):
         assert spla.choose_kernel(dense, masked=masked) == spla.choose_kernel(dense)
     # every graph counts as large: a hub graph's unknown mask gets the tiles, a Mycielski-like one's not
-    monkeypatch.setattr(selection, "COOC_SMALL_WAVES", 0)
-    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", 0)
-    for shape, unmasked, unknown in (("star", "scCOOC", "scCSC"), ("complete", "veCSC", "veCSC")):
-        A = spla.Matrix.from_networkx(SHAPES[shape](), device="cpu")  # choices are cached per matrix: new ones
-        assert spla.choose_kernel(A)[0] == spla.choose_kernel(A, masked="dense")[0] == unmasked
-        name, reason = spla.choose_kernel(A, masked=True)
-        assert name == unknown, reason
-        assert name == unmasked or ("unknown density" in reason and "waves" in reason), reason
-        name, reason = spla.choose_kernel(A, masked="sparse")
-        assert name == "scCSC" and "sparse mask" in reason, reason
-        assert spla.choose_kernel(A, k=4, masked=True) == spla.choose_kernel(A, k=4)
-    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
-    for masked in (True, "dense", "sparse"):
-        assert spla.choose_kernel(grid, masked=masked) == spla.choose_kernel(grid)
-    # the bound itself: a hub graph just below UNKNOWN_TILES_WAVES waves keeps scCOOC
-    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", (hub.nnz + 1) / gpu.resident_threads("cpu"))
+    with tuning.override(cooc_small_waves=0, unknown_tiles_waves=0):
+        for shape, unmasked, unknown in (("star", "scCOOC", "scCSC"), ("complete", "veCSC", "veCSC")):
+            A = spla.Matrix.from_networkx(SHAPES[shape](), device="cpu")
+            assert spla.choose_kernel(A)[0] == spla.choose_kernel(A, masked="dense")[0] == unmasked
+            name, reason = spla.choose_kernel(A, masked=True)
+            assert name == unknown, reason
+            assert name == unmasked or ("unknown density" in reason and "waves" in reason), reason
+            name, reason = spla.choose_kernel(A, masked="sparse")
+            assert name == "scCSC" and "sparse mask" in reason, reason
+            assert spla.choose_kernel(A, k=4, masked=True) == spla.choose_kernel(A, k=4)
+        grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+        for masked in (True, "dense", "sparse"):
+            assert spla.choose_kernel(grid, masked=masked) == spla.choose_kernel(grid)
+        # a choice cached on a matrix under one setting is not reused under another
+        assert spla.choose_kernel(hub, masked=True)[0] == "scCSC"
+    assert spla.choose_kernel(hub, masked=True)[0] == "scCOOC"
+    # the bound itself: a hub graph just below unknown_tiles_waves waves keeps scCOOC
     star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
-    assert spla.choose_kernel(star, masked=True)[0] == "scCOOC"
-    monkeypatch.setattr(selection, "UNKNOWN_TILES_WAVES", hub.nnz / gpu.resident_threads("cpu"))
-    star = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
-    assert spla.choose_kernel(star, masked=True)[0] == "scCSC"
+    with tuning.override(unknown_tiles_waves=(hub.nnz + 1) / launch.resident_threads("cpu")):
+        assert spla.choose_kernel(star, masked=True)[0] == "scCOOC"
+    with tuning.override(unknown_tiles_waves=hub.nnz / launch.resident_threads("cpu")):
+        assert spla.choose_kernel(star, masked=True)[0] == "scCSC"
     with pytest.raises(ValueError, match="masked must be False, True, 'dense' or 'sparse', got 'Dense'"):
         spla.choose_kernel(hub, masked="Dense")
 
@@ -193,37 +239,35 @@ def test_choose_kernel_blocks_by_row_bytes():
         assert f"k={k}" in reason or k < 8
 
 
-def test_choose_kernel_direction(monkeypatch):
-    """With the work of both directions known: push when its modelled cost (PUSH_COST per arc plus
-    PUSH_FIXED_ARCS) is below the pull's (its arcs; every arc for scCOOC), else the pull kernel
+def test_choose_kernel_direction():
+    """With the work of both directions known: push when its modelled cost (push_cost per arc plus
+    push_fixed_arcs) is below the pull's (its arcs; every arc for scCOOC), else the pull kernel
     (masked="sparse" when the computed outputs hold few arcs); blocks never push."""
-    from spla import selection
-
     hub = spla.Matrix.from_networkx(SHAPES["star"](), device="cpu")
     m = hub.nnz
     # a small graph: push's fixed cost exceeds any pull
-    assert not selection.may_push(hub)
+    assert not spla.may_push(hub)
     assert spla.choose_kernel(hub, masked=True, push_arcs=0, pull_arcs=m)[0] != "push"
-    monkeypatch.setattr(selection, "PUSH_FIXED_ARCS", 0.0)
-    assert selection.may_push(hub)
-    name, reason = spla.choose_kernel(hub, masked=True, push_arcs=3, pull_arcs=m)
-    assert name == "push" and reason.startswith("push:")
-    assert selection.direction_cost(hub, "push", 3, m) == 6.0
-    assert selection.direction_cost(hub, "scCOOC", 3, 5) == m and selection.direction_cost(hub, "veCSC", 3, 5) == 5
-    # the dense pull on a hub graph is scCOOC, which reads every arc: push wins below m / PUSH_COST
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m // 2 - 1, pull_arcs=m)[0] == "push"
-    name, reason = spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m)
-    assert name == spla.choose_kernel(hub, masked=True)[0] == "scCOOC" and reason.startswith("pull")
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=1)[0] == \
-        spla.choose_kernel(hub, masked="sparse")[0] == "scCSC"  # few arcs into the computed outputs
-    # masked="sparse" up to SPARSE_PULL (half) of the arcs into the computed outputs, "dense" above
-    assert selection.SPARSE_PULL == 0.5
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5)[0] == "scCSC"
-    assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5 + 1)[0] == "scCOOC"
-    assert spla.choose_kernel(hub, k=32, push_arcs=0, pull_arcs=m)[0] == spla.choose_kernel(hub, k=32)[0]
-    grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
-    assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
-    assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=25)[0] == "push"
+    with tuning.override(push_fixed_arcs=0.0):
+        assert spla.may_push(hub)
+        name, reason = spla.choose_kernel(hub, masked=True, push_arcs=3, pull_arcs=m)
+        assert name == "push" and reason.startswith("push:")
+        assert spla.direction_cost(hub, "push", 3, m) == 6.0
+        assert spla.direction_cost(hub, "scCOOC", 3, 5) == m and spla.direction_cost(hub, "veCSC", 3, 5) == 5
+        # the dense pull on a hub graph is scCOOC, which reads every arc: push wins below m / push_cost
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m // 2 - 1, pull_arcs=m)[0] == "push"
+        name, reason = spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m)
+        assert name == spla.choose_kernel(hub, masked=True)[0] == "scCOOC" and reason.startswith("pull")
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=1)[0] == \
+            spla.choose_kernel(hub, masked="sparse")[0] == "scCSC"  # few arcs into the computed outputs
+        # masked="sparse" up to sparse_pull (half) of the arcs into the computed outputs, "dense" above
+        assert tuning.current().sparse_pull == 0.5
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5)[0] == "scCSC"
+        assert spla.choose_kernel(hub, masked=True, push_arcs=m, pull_arcs=m * 0.5 + 1)[0] == "scCOOC"
+        assert spla.choose_kernel(hub, k=32, push_arcs=0, pull_arcs=m)[0] == spla.choose_kernel(hub, k=32)[0]
+        grid = spla.Matrix.from_networkx(SHAPES["grid"](), device="cpu")
+        assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=15)[0] == "scCSC"
+        assert spla.choose_kernel(grid, masked=True, push_arcs=10, pull_arcs=25)[0] == "push"
 
 
 def _complete(n, device):
@@ -233,13 +277,12 @@ def _complete(n, device):
 
 
 def test_choose_kernel_small_graphs():
-    """One vector on a graph without hubs whose metric picks veCSC: scCOOC below COOC_SMALL_WAVES waves
-    of the device in stored arcs (a CPU matrix counts VECSC_FILL_THREADS, 2^18: 1,048,576 arcs), veCSC
+    """One vector on a graph without hubs whose metric picks veCSC: scCOOC below cooc_small_waves waves
+    of the device in stored arcs (a CPU matrix counts vecsc_fill_threads, 2^18: 1,048,576 arcs), veCSC
     from there on; blocks, hub graphs and short-column graphs are unaffected."""
-    from spla import selection
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
-    assert selection.COOC_SMALL_WAVES * gpu.resident_threads("cpu") == 1_048_576
+    assert tuning.current().cooc_small_waves * launch.resident_threads("cpu") == 1_048_576
     below, at = _complete(1024, "cpu"), _complete(1025, "cpu")  # 1,047,552 and 1,049,600 arcs
     name, reason = spla.choose_kernel(below)
     assert name == "scCOOC" and "1,047,552 arcs < 4 waves" in reason and "metric" in reason
@@ -257,19 +300,20 @@ def test_choose_kernel_small_graphs():
 
 @pytest.mark.gpu
 def test_choose_kernel_small_graphs_count_this_device():
-    """On a GPU the small-graph bound is COOC_SMALL_WAVES x that device's resident threads (SMs x
+    """On a GPU the small-graph bound is cooc_small_waves x that device's resident threads (SMs x
     threads per SM): K_1030's 1,059,870 arcs are below it on an H100 or H200 (1,081,344) and above
     the CPU's 2^18 count, so the same graph is chosen differently on the two."""
     import cupy as cp
 
-    from spla import selection
-    from spla.backends import gpu
+    from spla.backends.gpu import compile as gpu_compile
+    from spla.backends.gpu import launch
 
     attrs = cp.cuda.Device(0).attributes
-    threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // gpu.BLOCK) * gpu.BLOCK
-    assert gpu.resident_threads("gpu:0") == gpu.resident_threads("gpu") == threads
+    block = gpu_compile.BLOCK
+    threads = attrs["MultiProcessorCount"] * (attrs["MaxThreadsPerMultiProcessor"] // block) * block
+    assert launch.resident_threads("gpu:0") == launch.resident_threads("gpu") == threads
     A = _complete(1030, "gpu:0")
-    want = "scCOOC" if A.nnz < selection.COOC_SMALL_WAVES * threads else "veCSC"
+    want = "scCOOC" if A.nnz < tuning.current().cooc_small_waves * threads else "veCSC"
     assert spla.choose_kernel(A)[0] == want
     assert spla.choose_kernel(A.to("cpu"))[0] == "veCSC"
 
@@ -287,13 +331,15 @@ def _shape_only(ncols, nnz):
 
 
 def test_vecsc_group_size_known_values():
-    """veCSC's lanes per column for one vector, at the shapes of the H100 measurements that set the rule
-    (docs/kernels.md): about VECSC_LANE_ENTRIES entries per lane, more lanes where the columns are few."""
-    from spla.backends import gpu
+    """veCSC's lanes per column for one vector, at the shapes of the measurements that set the rule
+    (docs/decisions/tuning.md): about vecsc_lane_entries entries per lane, more lanes where the columns
+    are few."""
+    from spla.backends.gpu import launch
 
-    assert (gpu.VECSC_LANE_ENTRIES, gpu.VECSC_FILL_THREADS) == (32, 1 << 18)
+    t = tuning.current()
+    assert (t.vecsc_lane_entries, t.vecsc_fill_threads) == (32, 1 << 18)
     for ncols, nnz, want in ((2_000_000, 20_000_000, 2),  # Watts-Strogatz, mean 10
-                             (500_000, 20_000_000, 2),  # mean 40: 2 lanes, where a full warp ran 4.2x slower
+                             (500_000, 20_000_000, 2),  # mean 40: 2 lanes, not a warp
                              (250_000, 20_000_000, 2),  # mean 80 -> 2.5 entries per 32 -> 2
                              (125_000, 20_000_000, 4),  # mean 160 -> 5 -> 4
                              (62_500, 20_000_000, 8),  # mean 320 -> 10 -> 8
@@ -303,37 +349,38 @@ def test_vecsc_group_size_known_values():
                              (12_287, 3_695_512, 32),  # myc14: 8 by the mean, doubled to fill the device
                              (22_470, 341_825, 16),  # musae-facebook: 2 by the mean, doubled to 16
                              (4, 10, 32), (3, 0, 32), (0, 0, 32)):
-        assert gpu.vecsc_group_size(_shape_only(ncols, nnz)) == want, (ncols, nnz)
+        assert launch.vecsc_group_size(_shape_only(ncols, nnz)) == want, (ncols, nnz)
     A = _shape_only(4, 10)
-    assert gpu.vecsc_group_size(A, k=3) == 4 and gpu.vecsc_group_size(A, k=100) == 32
+    assert launch.vecsc_group_size(A, k=3) == 4 and launch.vecsc_group_size(A, k=100) == 32
     # the device's resident threads, where the backend names them: 1,000 columns of 40 entries fill
     # 4,000 threads with 4 lanes, and 2^18 only with 32
-    assert gpu.vecsc_group_size(_shape_only(1000, 40_000)) == 32
-    assert gpu.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=4000) == 4
-    assert gpu.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=1) == 2
+    assert launch.vecsc_group_size(_shape_only(1000, 40_000)) == 32
+    assert launch.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=4000) == 4
+    assert launch.vecsc_group_size(_shape_only(1000, 40_000), fill_threads=1) == 2
     # push keeps its rule: the smallest power of two >= the mean, in [2, 32]
-    assert gpu.push_group_size(A) == 4 and gpu.push_group_size(_shape_only(3, 0)) == 2
-    assert gpu.push_group_size(_shape_only(500_000, 20_000_000)) == 32
+    assert launch.push_group_size(A) == 4 and launch.push_group_size(_shape_only(3, 0)) == 2
+    assert launch.push_group_size(_shape_only(500_000, 20_000_000)) == 32
 
 
 @given(st.integers(0, 3_000_000), st.floats(0, 5000), st.sampled_from([None, 1, 65_536, 221_184, 270_336]))
 @settings(max_examples=300, deadline=None)
 def test_vecsc_group_size_rule(ncols, mean, fill_threads):
     """The rule as stated: a power of two in [2, 32]; below 32 the columns fill ``fill_threads`` lanes
-    (VECSC_FILL_THREADS when None); it is the mean's choice (nearest power of two to
-    mean / VECSC_LANE_ENTRIES, clamped) unless that left the device short of lanes, in which case
+    (vecsc_fill_threads when None); it is the mean's choice (nearest power of two to
+    mean / vecsc_lane_entries, clamped) unless that left the device short of lanes, in which case
     half of it would still."""
-    from spla.backends import gpu
+    from spla.backends.gpu import launch
 
-    fill = gpu.VECSC_FILL_THREADS if fill_threads is None else fill_threads
+    t = tuning.current()
+    fill = t.vecsc_fill_threads if fill_threads is None else fill_threads
     nnz = int(round(ncols * mean))
-    g = gpu.vecsc_group_size(_shape_only(ncols, nnz), fill_threads=fill_threads)
+    g = launch.vecsc_group_size(_shape_only(ncols, nnz), fill_threads=fill_threads)
     assert g in (2, 4, 8, 16, 32)
     assert g == 32 or ncols * g >= fill
     real_mean = nnz / ncols if ncols else 0.0
     by_mean = 2
     if real_mean > 0:
-        by_mean = min(32, max(2, 2 ** round(math.log2(real_mean / gpu.VECSC_LANE_ENTRIES))))
+        by_mean = min(32, max(2, 2 ** round(math.log2(real_mean / t.vecsc_lane_entries))))
     assert g >= by_mean
     if g > by_mean:
         assert ncols * (g // 2) < fill
@@ -355,7 +402,7 @@ def test_choose_kernel_arguments(device):
 def test_column_stats_are_the_column_lengths_max_and_mean(device, S):
     """The selection rule's column statistics: the longest column and the mean column length (computed as
     nnz / ncols, which must equal the mean of the lengths exactly)."""
-    from spla.selection import _column_stats
+    from spla.backends.gpu.selection import _column_stats
 
     A = S.to(device)
     lengths = np.diff(A.to_scipy().tocsc().indptr)

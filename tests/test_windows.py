@@ -8,9 +8,9 @@ reuse against the full one,
 and the operand split (``split_bf16x3``, the NumPy twin of the kernel's) exact on every float32 that
 the tensor-core path takes (``windows_exact``).
 
-GPU (marker ``gpu``): the kernel forced on (VECSC_WINDOWS = True) against the dense NumPy reference
+GPU (marker ``gpu``): the kernel forced on (vecsc_windows=True) against the dense NumPy reference
 with every output mode (fresh, out, accum plus / min, replace), windows cut into several items (a
-small WINDOWS_SEG), k = 32 and 64, int32 and int64 indices, U with NaN, infinities and tiny values
+small windows_seg), k = 32 and 64, int32 and int64 indices, U with NaN, infinities and tiny values
 (spla_windows_scan's flag and the exact path), and the "auto" rule.
 """
 
@@ -26,7 +26,10 @@ from hypothesis import strategies as st
 
 import spla
 from spla import testing as T
+from spla import tuning
 from spla.backends import gpu
+from spla.backends.gpu import compile as gpu_compile
+from spla.backends.gpu import windows
 
 
 def _csc(nrows, ncols, density, seed, heavy=0):
@@ -71,7 +74,7 @@ def _slot_pairs(slots):
     words = np.asarray(slots["slots"]).reshape(-1, 2)
     assert words.dtype == np.uint32 and words.shape[0] == ptr[-1]
     col_of_bit = np.empty(32, dtype=np.int64)
-    col_of_bit[gpu.window_bit(np.arange(32))] = np.arange(32)
+    col_of_bit[windows.window_bit(np.arange(32))] = np.arange(32)
     assert sorted(col_of_bit) == list(range(32)), "window_bit is a permutation of the 32 columns"
     out = []
     for w in range(ptr.shape[0] - 1):
@@ -95,7 +98,7 @@ def test_window_lists_and_slots_hold_every_entry_once(nrows, ncols, density, see
     """The lists, and the kernel's layout made from them: sixteens of (row, bits) in the MMA lanes' bit
     order, padded with no bits."""
     S = _csc(nrows, ncols, density, seed, heavy if nrows else 0)
-    lists = gpu.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
+    lists = windows.window_lists(np, S.indptr.astype(index), S.indices.astype(index), nrows)
     nwin = -(-ncols // 32)
     assert lists["win_ptr"].shape == (nwin + 1,) and lists["win_ptr"].dtype == index
     assert lists["win_rows"].dtype == np.int32 and lists["win_bits"].dtype == np.uint32
@@ -104,18 +107,18 @@ def test_window_lists_and_slots_hold_every_entry_once(nrows, ncols, density, see
     assert _pairs(lists) == entries
     distinct = int(lists["win_rows"].shape[0])
     assert lists["reuse"] == (S.nnz / distinct if S.nnz else 0.0)
-    slots = gpu.window_slots(np, lists)
+    slots = windows.window_slots(np, lists)
     assert slots["slot_ptr"].shape == (nwin + 1,) and slots["slot_ptr"].dtype == index
     assert slots["reuse"] == lists["reuse"]
     assert _slot_pairs(slots) == entries
     # sampling every window gives the same reuse; sampling some gives the reuse of those windows
-    reuse, rows = gpu.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
+    reuse, rows = windows.window_reuse(np, S.indptr, S.indices, nrows, max(1, nwin))
     assert reuse == pytest.approx(lists["reuse"])
     assert rows == (pytest.approx(distinct / nwin) if S.nnz else 0.0)
     if nwin:  # one sampled window: linspace(0, nwin - 1, 1) is window 0
         ptr = lists["win_ptr"]
         first = int(S.indptr[min(32, ncols)])
-        assert gpu.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
+        assert windows.window_reuse(np, S.indptr, S.indices, nrows, 1) == (
             (first / int(ptr[1]), float(ptr[1])) if first else (0.0, 0.0))
 
 
@@ -123,13 +126,13 @@ def test_window_lists_of_unsorted_rows_and_narrow_windows():
     # rows in any order within a column; a width below 32 uses the low bits only
     colptr = np.array([0, 3, 4, 6], dtype=np.int32)
     rowidx = np.array([4, 0, 2, 2, 2, 1], dtype=np.int32)
-    lists = gpu.window_lists(np, colptr, rowidx, 5, width=2)
+    lists = windows.window_lists(np, colptr, rowidx, 5, width=2)
     assert lists["win_ptr"].tolist() == [0, 3, 5]
     assert lists["win_rows"].tolist() == [0, 2, 4, 1, 2]
     assert lists["win_bits"].tolist() == [1, 3, 1, 1, 1]
     assert lists["reuse"] == 6 / 5
     with pytest.raises(ValueError, match="window width must be 1..32"):
-        gpu.window_lists(np, colptr, rowidx, 5, width=33)
+        windows.window_lists(np, colptr, rowidx, 5, width=33)
 
 
 def _float32s():
@@ -140,9 +143,9 @@ def _float32s():
 @given(x=st.lists(_float32s(), min_size=1, max_size=64))
 def test_split_bf16x3_is_exact_where_the_tensor_cores_are_used(x):
     x = np.array(x, dtype=np.float32)
-    ok = gpu.windows_exact(x)
+    ok = windows.windows_exact(x)
     with np.errstate(invalid="ignore", over="ignore"):
-        parts = gpu.split_bf16x3(x)
+        parts = windows.split_bf16x3(x)
     for p in parts:
         assert np.all(p.view(np.uint32) & np.uint32(0xFFFF) == 0), "every part is a bfloat16 number"
         q = np.abs(p[ok])
@@ -153,40 +156,47 @@ def test_split_bf16x3_is_exact_where_the_tensor_cores_are_used(x):
     assert np.array_equal(ok, np.isfinite(x) & ((a == 0) | (a >= 2.0 ** -100)))
 
 
-def test_windows_setting_is_checked(monkeypatch):
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", "yes")
-    with pytest.raises(ValueError, match="VECSC_WINDOWS must be 'auto', True or False, got 'yes'"):
-        gpu._use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
-                         gpu.MASK_NONE, True, 0)
+def test_windows_setting_is_checked():
+    with pytest.raises(ValueError, match="vecsc_windows must be one of 'auto', True, False, got 'yes'"):
+        with tuning.override(vecsc_windows="yes"):
+            pass
+    with tuning.override(vecsc_windows=False) as t:  # off: no window product, whatever the rest
+        assert not windows.use_windows(None, None, None, None, "plus", "times", np.dtype(np.float32), True, 32,
+                                    gpu_compile.MASK_NONE, True, 0, t)
 
 
 def test_windows_seg_rule():
-    """"auto" takes the longest item length that still gives WINDOWS_MIN_WAVES x the resident warps."""
-    resident = 132 * gpu.WINDOWS_WARPS_PER_SM  # an H100's 132 SMs
+    """"auto" takes the longest item length that still gives windows_min_waves x the resident warps."""
+    t = tuning.current()
+    resident = 132 * windows.WINDOWS_WARPS_PER_SM  # an H100's 132 SMs
     counts = np.full(768, 3248)  # myc15's windows, k = 32
-    seg = gpu.windows_seg(counts, 1, resident)
+    seg = windows.windows_seg(counts, 1, resident)
     items = lambda q: int(np.maximum(1, -(-counts // q)).sum())  # noqa: E731
-    assert items(seg) >= gpu.WINDOWS_MIN_WAVES * resident
-    longer = [q for q in gpu.WINDOWS_SEGS if q > seg]
-    assert longer and all(items(q) < gpu.WINDOWS_MIN_WAVES * resident for q in longer)
+    assert items(seg) >= t.windows_min_waves * resident
+    longer = [q for q in t.windows_segs if q > seg]
+    assert longer and all(items(q) < t.windows_min_waves * resident for q in longer)
     # myc14's 384 windows reach 2 waves with no allowed length: the shortest
-    assert gpu.windows_seg(np.full(384, 2144), 1, resident) == gpu.WINDOWS_SEGS[-1] == 256
-    assert gpu.windows_seg(np.full(3072, 7344), 1, resident) == gpu.WINDOWS_SEGS[0]  # myc17: the longest
-    assert gpu.windows_seg(np.full(3072, 7344), 4, resident) == gpu.WINDOWS_SEGS[0]
-    assert gpu.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == gpu.WINDOWS_SEGS[-1]  # no window
-    assert gpu.windows_seg(np.full(4, 16), 1, resident) == gpu.WINDOWS_SEGS[-1]  # too small for any
+    assert windows.windows_seg(np.full(384, 2144), 1, resident) == t.windows_segs[-1] == 256
+    assert windows.windows_seg(np.full(3072, 7344), 1, resident) == t.windows_segs[0]  # myc17: the longest
+    assert windows.windows_seg(np.full(3072, 7344), 4, resident, t) == t.windows_segs[0]
+    assert windows.windows_seg(np.zeros(0, dtype=np.int64), 1, resident) == t.windows_segs[-1]  # no window
+    assert windows.windows_seg(np.full(4, 16), 1, resident) == t.windows_segs[-1]  # too small for any
+    # the candidates come from the tuning in force
+    with tuning.override(windows_segs=(512, 32)):
+        assert windows.windows_seg(np.full(3072, 7344), 1, resident) == 512
+        assert windows.windows_seg(np.full(4, 16), 1, resident) == 32
     # more slabs (k = 64) never ask for shorter items
     for n in (10, 100, 1000):
-        assert gpu.windows_seg(np.full(n, 3000), 2, resident) >= gpu.windows_seg(np.full(n, 3000), 1, resident)
+        assert windows.windows_seg(np.full(n, 3000), 2, resident) >= windows.windows_seg(np.full(n, 3000), 1, resident)
 
 
 @pytest.mark.parametrize("bad", ["long", 0, 8, 100, True, 2.0])
-def test_windows_seg_setting_is_checked(monkeypatch, bad):
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", bad)
-    with pytest.raises(ValueError, match=r"WINDOWS_SEG must be 'auto' or a positive multiple of 16, got "):
-        gpu._windows_seg_setting()
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", 48)
-    assert gpu._windows_seg_setting() == 48
+def test_windows_seg_setting_is_checked(bad):
+    with pytest.raises(ValueError, match=r"windows_seg must be one of 'auto' or a positive multiple of 16, got "):
+        with tuning.override(windows_seg=bad):
+            pass
+    with tuning.override(windows_seg=48):
+        assert tuning.current().windows_seg == 48
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,46 +219,57 @@ _MODES = [dict(), dict(out=True), dict(out=True, accum="plus"), dict(out=True, a
                     device="gpu:0"),
        k=st.sampled_from([32, 64]), seg=st.sampled_from([16, 32, 256]), mode=st.sampled_from(_MODES),
        semiring=st.sampled_from(["plus_times", "plus_first"]), seed=st.integers(0, 2**31))
-def test_windows_product_matches_dense(monkeypatch, A, k, seg, mode, semiring, seed):
+def test_windows_product_matches_dense(A, k, seg, mode, semiring, seed):
     cp = _gpu()
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", seg)
     rng = np.random.default_rng(seed)
     n, m = A.shape
     U = rng.integers(-4, 9, size=(n, k)).astype(np.float32)
     kw = {key: v for key, v in mode.items() if key != "out"}
     out = rng.integers(-3, 4, size=(m, k)).astype(np.float32) if mode.get("out") else None
     want = T.reference("vxm", A, U, semiring, out=None if out is None else out.copy(), **kw)
-    got = spla.vxm(cp.asarray(U), A, semiring, out=None if out is None else cp.asarray(out), kernel="veCSC", **kw)
+    with tuning.override(vecsc_windows=True, windows_seg=seg):
+        got = spla.vxm(cp.asarray(U), A, semiring, out=None if out is None else cp.asarray(out), kernel="veCSC",
+                       **kw)
     T.assert_equal(cp.asnumpy(got), want, rtol=0, atol=0)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("index", [np.int32, np.int64])
-def test_windows_kernel_runs_and_splits_windows(monkeypatch, caplog, index):
+def test_windows_kernel_runs_and_splits_windows(caplog, index):
     """Both index instantiations, windows of several items (atomics) and of one, columns past the last
     full window, and the DEBUG line naming the variant."""
     cp = _gpu()
-    from types import SimpleNamespace
+
+    class Pattern:
+        """What the backend reads of a pattern matrix, with the cache gateway of spla.Matrix."""
+
+        def __init__(self, S):
+            self.shape, self.nnz, self.values, self.kept = S.shape, S.nnz, None, {}
+            self.colptr, self.rowidx = cp.asarray(S.indptr.astype(index)), cp.asarray(S.indices.astype(index))
+
+        def cached(self, key, build):
+            if key not in self.kept:
+                self.kept[key] = build()
+            return self.kept[key]
+
+        def peek_cached(self, key, default=None):
+            return self.kept.get(key, default)
 
     S = _csc(700, 75, 0.3, 7, heavy=3)
-    A = SimpleNamespace(shape=S.shape, nnz=S.nnz, values=None, _cache={},
-                        colptr=cp.asarray(S.indptr.astype(index)), rowidx=cp.asarray(S.indices.astype(index)))
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
-    monkeypatch.setattr(gpu, "WINDOWS_SEG", 32)
+    A = Pattern(S)
     U = np.random.default_rng(3).random((700, 32), dtype=np.float32)
-    with caplog.at_level(logging.DEBUG, logger="spla"):
+    with caplog.at_level(logging.DEBUG, logger="spla"), tuning.override(vecsc_windows=True, windows_seg=32):
         got = gpu.vxm(cp.asarray(U), A, "plus_times", None, False, None, None, False, "veCSC")
     assert "windows of 32 columns on tensor cores" in caplog.text
     want = S.T.astype(np.float64) @ U.astype(np.float64)  # sums of about 200 terms in [0, 1)
     np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5, atol=1e-5)
-    slots = A._cache[("window_slots", 32, np.dtype(index).str, 0)]
+    slots = A.peek_cached(("window_slots", 32, np.dtype(index).str, 0))
     assert slots["slot_ptr"].dtype == index
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("special", ["nan", "inf", "-inf", "tiny", "subnormal", "negzero"])
-def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special):
+def test_windows_exact_path_for_values_off_the_tensor_cores(special):
     """A value the split cannot carry exactly (or that would poison a tile: 0 x inf) sends its warp's item
     to the exact path, which gives the row kernel's result: NaN and infinities where those rows reach,
     nothing lost from tiny values, -0.0 skipped as the identity, and subnormals read as 0 as by every
@@ -265,11 +286,10 @@ def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special
     U[rng.choice(300, size=4, replace=False), rng.integers(0, 32)] = np.float32(value)
     U[7, :] = np.float32(value) * np.float32(3.0) if special in ("tiny", "subnormal") else U[7, :]
     for seg in (16, 256):
-        monkeypatch.setattr(gpu, "WINDOWS_SEG", seg)
-        monkeypatch.setattr(gpu, "VECSC_WINDOWS", True)
-        got = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
-        monkeypatch.setattr(gpu, "VECSC_WINDOWS", False)
-        rows = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
+        with tuning.override(windows_seg=seg, vecsc_windows=True):
+            got = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
+        with tuning.override(windows_seg=seg, vecsc_windows=False):
+            rows = cp.asnumpy(spla.vxm(cp.asarray(U), A, "plus_times", kernel="veCSC"))
         # CuPy compiles every kernel with -ftz=true: the GPU reads a subnormal float32 as 0
         flushed = np.where(np.abs(U) < np.finfo(np.float32).tiny, np.float32(0), U)
         want = T.reference("vxm", A, flushed, "plus_times")
@@ -280,17 +300,17 @@ def test_windows_exact_path_for_values_off_the_tensor_cores(monkeypatch, special
 
 
 @pytest.mark.gpu
-def test_windows_auto_rule(monkeypatch, caplog):
-    """"auto" runs windows where the sampled windows reach WINDOWS_MIN_REUSE entries a row and
-    WINDOWS_MIN_ROWS rows (a dense block) and the row kernel where they do not (a random sparse matrix),
+def test_windows_auto_rule(caplog):
+    """"auto" runs windows where the sampled windows reach windows_min_reuse entries a row and
+    windows_min_rows rows (a dense block) and the row kernel where they do not (a random sparse matrix),
     and never for masked products, other semirings or k not a multiple of 32."""
     cp = _gpu()
-    monkeypatch.setattr(gpu, "VECSC_WINDOWS", "auto")
+    assert tuning.current().vecsc_windows == "auto"
     dense = spla.Matrix.from_scipy(_csc(2000, 256, 0.5, 1), directed=True, device="gpu:0")
     sparse = spla.Matrix.from_scipy(_csc(20000, 4096, 0.0003, 2), directed=True, device="gpu:0")
     cases = [(dense, {}, True), (sparse, {}, False), (dense, {"mask": "half"}, False),
              (dense, {"semiring": "plus_second"}, False), (dense, {"k": 16}, False)]
-    for A, extra, windows in cases:
+    for A, extra, on_windows in cases:
         k = extra.get("k", 32)
         U = cp.asarray(np.random.default_rng(0).integers(-3, 9, size=(A.shape[0], k)).astype(np.float32))
         mask = None
@@ -301,6 +321,6 @@ def test_windows_auto_rule(monkeypatch, caplog):
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="spla"):
             got = spla.vxm(U, A, semiring, mask=mask, kernel="veCSC")
-        assert ("on tensor cores" in caplog.text) == windows, (A.shape, extra, caplog.text[-300:])
+        assert ("on tensor cores" in caplog.text) == on_windows, (A.shape, extra, caplog.text[-300:])
         want = T.reference("vxm", A, cp.asnumpy(U), semiring, mask=None if mask is None else cp.asnumpy(mask))
         T.assert_equal(cp.asnumpy(got), want, rtol=0, atol=0)

@@ -13,8 +13,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import semirings as _sr
+from ..matrix import declare_cache
+from .names import KERNELS
 
-KERNELS = ("scCSC", "veCSC", "scCOOC", "push")
+__all__ = ["KERNELS", "supports", "vxm", "popcount", "weighted_rowsum", "frontier_push", "frontier_pull"]
+
+FINITE_VALUES_KEY = declare_cache("finite_values", "whether the matrix's values are finite in a product's domain")
+CSR_T_KEY = declare_cache("csr_T", "the matrix's CSC arrays as SciPy's CSR of its transpose, per dtype")
 _CHUNK_ELEMS = 1 << 22  # entries x k gathered at once by the generic path
 
 
@@ -40,10 +45,7 @@ def _finite_values(A, dtype):
     where the semiring says the input contributes nothing: infinite values take the generic product."""
     if A.values is None or dtype.kind in "biu":
         return True
-    key = ("finite_values", dtype)
-    if key not in A._cache:
-        A._cache[key] = bool(np.all(np.isfinite(A.values.astype(dtype, copy=False))))
-    return A._cache[key]
+    return A.cached((FINITE_VALUES_KEY, dtype), lambda: bool(np.all(np.isfinite(A.values.astype(dtype, copy=False)))))
 
 
 def _selected_columns(comp, ncols):
@@ -56,16 +58,13 @@ def _selected_columns(comp, ncols):
 
 def _transpose_csr(A, dtype, ones):
     """A's CSC arrays viewed as the CSR of A.T (no copy of the indices), cached per dtype."""
-    key = ("csr_T", np.dtype(dtype).str, ones)
-    S = A._cache.get(key)
-    if S is None:
+    def build():
         if ones or A.values is None:
             data = np.ones(A.nnz, dtype=dtype)
         else:
             data = A.values.astype(dtype, copy=False)
-        S = sp.csr_array((data, A.rowidx, A.colptr), shape=(A.shape[1], A.shape[0]))
-        A._cache[key] = S
-    return S
+        return sp.csr_array((data, A.rowidx, A.colptr), shape=(A.shape[1], A.shape[0]))
+    return A.cached((CSR_T_KEY, np.dtype(dtype).str, ones), build)
 
 
 def _scipy_product(u, A, op, cols, dtype):
