@@ -77,9 +77,9 @@ def module_split():
     import cupy as cp
     import numpy as np
 
-    from spla.backends import gpu  # private: SPMV_SOURCE, NVRTC_OPTIONS, name_expressions
+    from spla.backends.gpu import compile as gpu  # private: SPMV_SOURCE, NVRTC_OPTIONS, source, name_expressions
 
-    src = gpu.SPMV_SOURCE.read_text()
+    src = gpu.source(str(gpu.SPMV_SOURCE))
 
     def compile_names(names):
         t = time.perf_counter()

@@ -24,9 +24,7 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    from spla.backends import gpu  # private: NVRTC_OPTIONS, _spmv_module
-
-    base_options = gpu.NVRTC_OPTIONS
+    from spla.backends.gpu import compile as gpu  # private: defines
     rows = []
     rec = recorder(rows, 36)
     for name in args.graphs.split(","):
@@ -35,17 +33,14 @@ def main():
         y = cp.empty(int(A.shape[1]), dtype=np.float32)
         ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
         for short in (0, 4, 0, 4):  # twice each, alternating
-            gpu.NVRTC_OPTIONS = base_options + (f"-DSPLA_GROUP_SHORT={short}",)
-            gpu._spmv_module.cache_clear()
             for label, m, want in (("unmasked", None, ref), ("masked", mask, cp.where(mask, ref, 0))):
                 def step(m=m):
                     for _ in range(DEV_REPEAT):
                         # y<m, replace> = u +.* A
                         spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y)
-                ms, _ = device_ms(step, f"{name} {label} {short}")
+                with gpu.defines(SPLA_GROUP_SHORT=short):
+                    ms, _ = device_ms(step, f"{name} {label} {short}")
                 rec(name, f"k=1 {label} SPLA_GROUP_SHORT={short}", ms, close(y, want))
-        gpu.NVRTC_OPTIONS = base_options
-        gpu._spmv_module.cache_clear()
     save_json(args.out, "probe_group_short.json", rows)
 
 

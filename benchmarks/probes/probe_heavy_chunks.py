@@ -29,7 +29,7 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    from spla.backends import gpu  # private: _rows_chunk, _rows_group
+    from spla.backends.gpu import launch, layouts  # private: rows_chunk_of, rows_group
 
     rows = []
     for name in args.graphs.split(","):
@@ -40,7 +40,8 @@ def main():
         for heavy in ("never", "rule", "never", "rule"):
             min_chunks = math.inf if heavy == "never" else spla.tuning.current().rows_heavy_min_chunks
             with spla.tuning.override(rows_heavy_min_chunks=min_chunks):
-                chunk = gpu._rows_chunk(A, A.colptr, gpu._rows_group(32, np.dtype(np.float32)), 0)
+                chunk = layouts.rows_chunk_of(A, A.colptr, launch.rows_group(32, np.dtype(np.float32)), 0,
+                                              spla.tuning.current())
 
                 def step():
                     for _ in range(16):

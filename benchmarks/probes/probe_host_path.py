@@ -11,7 +11,7 @@ each call takes to return (perf_counter around the call; the device is synchroni
 so that the launch queue never fills), and the wall time of one call between CUDA events (median of
 30, device idle before each).  With --profile, cProfile of 300 calls of that product, the top 30
 functions by own time.  With --noop, also the same calls with every engine kernel replaced by a
-no-op callable (spla.backends.gpu's _spmv_module wrapped for the measurement) (the Python work of a call alone, allocations included; results not checked): the
+no-op callable (spla.backends.gpu.compile's spmv_module wrapped for the measurement) (the Python work of a call alone, allocations included; results not checked): the
 rest of the host time is CuPy's kernel launches.  With --launch, the host time of launching an empty
 kernel of 4, 16, 32 and 48 arguments (int64 scalars; and as many device pointers), CuPy's share.
 """
@@ -73,7 +73,7 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    from spla.backends import gpu  # private: _spmv_module
+    from spla.backends.gpu import compile as gpu  # private: spmv_module (a seam for --noop)
     if args.launch:
         buf = cp.zeros(64, dtype=np.int64)
         for nargs in (4, 16, 32, 48):
@@ -95,7 +95,7 @@ def main():
             print(f"{name:8s} {kern:7s} host {enqueue_us(call):7.1f} us  one call between events "
                   f"{event_us(call):7.1f} us", flush=True)
             if args.noop:
-                real = gpu._spmv_module
+                real = gpu.spmv_module
                 launches = {}
 
                 class Recorder:
@@ -113,11 +113,11 @@ def main():
 
                 def noop_module(*a, **kw):
                     return Recorder(real(*a, **kw))
-                gpu._spmv_module = noop_module
+                gpu.spmv_module = noop_module
                 try:
                     python_only = enqueue_us(call)
                 finally:
-                    gpu._spmv_module = real
+                    gpu.spmv_module = real
                 cp.cuda.Device().synchronize()
                 print(f"{name:8s} {kern:7s} python alone {python_only:7.1f} us; kernels: {', '.join(launches)}",
                       flush=True)

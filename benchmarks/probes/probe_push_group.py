@@ -28,11 +28,11 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    from spla.backends import gpu  # private: push_group_size
+    from spla.backends.gpu import launch  # private: push_group_size
 
     rows = []
     rec = recorder(rows, 30)
-    rule = gpu.push_group_size
+    rule = launch.push_group_size
     for name in args.graphs.split(","):
         A = load_matrix(name)
         n = int(A.shape[0])

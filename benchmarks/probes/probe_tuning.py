@@ -51,14 +51,7 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    from spla.backends import gpu  # private: NVRTC_OPTIONS, _spmv_module
-
-    base_options = gpu.NVRTC_OPTIONS
-
-    def use(defines):
-        """Compile the spmv modules with the macros ``defines`` from now on."""
-        gpu.NVRTC_OPTIONS = base_options + tuple(f"-D{k}={v}" for k, v in defines.items())
-        gpu._spmv_module.cache_clear()
+    from spla.backends.gpu import compile as gpu  # private: defines
 
     rows = []
     rec = recorder(rows, 60)
@@ -70,15 +63,13 @@ def main():
         rng = np.random.default_rng(0)
         u = cp.asarray(rng.random(int(A.shape[0]), dtype=np.float32))
         mask = cp.asarray(rng.random(ncols) < 0.10)
-        use({})
         ref = spla.vxm(u, A, "plus_times", kernel="scCSC")
         ref_m = cp.where(mask, ref, 0)
         y = cp.empty(ncols, dtype=np.float32)
         if not args.no_mask:
             unmasked = True
             for d, sw in MASK_VARIANTS:
-                use(d)
-                with spla.tuning.override(**sw):
+                with gpu.defines(**d), spla.tuning.override(**sw):
                     for kern, m, want in (("scCSC", mask, ref_m),) + ((("auto", None, ref),) if unmasked else ()):
                         def step(kern=kern, m=m):
                             for _ in range(DEV_REPEAT):
@@ -98,8 +89,7 @@ def main():
         Y = cp.empty((ncols, K), dtype=np.float32)
         ref7 = spla.vxm(U[:, 7].copy(), A, "plus_times", kernel="scCSC")
         for d, sw in ROWS_VARIANTS:
-            use(d)
-            with spla.tuning.override(**sw):
+            with gpu.defines(**d), spla.tuning.override(**sw):
                 def bstep():
                     for _ in range(DEV_REPEAT):
                         # Y = U +.* A
@@ -112,7 +102,6 @@ def main():
                         mode=mode, wall_ms=round(wall, 4))
                 except Exception as e:  # noqa: BLE001
                     print(f"{name} {d} {sw}: {type(e).__name__}: {e}", flush=True)
-        use({})
         U = Y = A = None
         cp.get_default_memory_pool().free_all_blocks()
     save_json(args.out, "probe_tuning.json", rows)

@@ -50,8 +50,9 @@ def main():
     args = ap.parse_args()
     import cupy as cp
 
-    # private: window_reuse, window_lists, _window_lists, _use_windows, MASK_NONE, NVRTC_OPTIONS, _spmv_module
-    from spla.backends import gpu
+    # private: window_reuse, window_lists, window_layout_of, use_windows, MASK_NONE, defines
+    from spla.backends.gpu import compile as gpu_compile
+    from spla.backends.gpu import windows
 
     rows = []
     rec = recorder(rows, 30)
@@ -72,11 +73,11 @@ def main():
         cp.cuda.Device().synchronize()
         t0 = time.perf_counter()
         sample = spla.tuning.current().windows_sample
-        reuse_sample, rows_sample = gpu.window_reuse(cp, A.colptr, A.rowidx, n, sample)
+        reuse_sample, rows_sample = windows.window_reuse(cp, A.colptr, A.rowidx, n, sample)
         cp.cuda.Device().synchronize()
         t_sample = (time.perf_counter() - t0) * 1e3
         t0 = time.perf_counter()
-        lists = gpu.window_lists(cp, A.colptr, A.rowidx, n)
+        lists = windows.window_lists(cp, A.colptr, A.rowidx, n)
         cp.cuda.Device().synchronize()
         t_build = (time.perf_counter() - t0) * 1e3
         rec(name, "reuse (sample / full)", t_build, True, sample=round(reuse_sample, 3),
@@ -99,33 +100,29 @@ def main():
             with spla.tuning.override(vecsc_windows=True, windows_seg=seg):
                 tw = block_ms(A, U, Y, f"{name} windows {seg}")
             with spla.tuning.override(windows_seg=seg):
-                chosen = gpu._window_lists(cp, A, A.colptr, A.rowidx, args.k, cp.cuda.Device().id)[2]
+                chosen = windows.window_layout_of(cp, A, A.colptr, A.rowidx, args.k, cp.cuda.Device().id,
+                                                  spla.tuning.current())[2]
             rec(name, f"k={args.k} windows seg={seg}", tw, close(Y, ref, 1e-5), ratio=round(args.k * t1 / tw, 2),
                 vs_rows=round(tr / tw, 2), err=f"{err(Y):.2e}", seg=chosen)
         # variants compiled with other defines: one bfloat16 part instead of three (inexact: the time the
         # two extra MMAs cost) and running sums kept in the MMAs' own accumulators
-        saved = gpu.NVRTC_OPTIONS
-        diags = {"parts1": ("1 part (inexact)", "-DSPLA_WINDOWS_PARTS=1"),
-                 "mma_acc": ("MMA accumulators only", "-DSPLA_WINDOWS_FRESH=0")}
+        diags = {"parts1": ("1 part (inexact)", {"SPLA_WINDOWS_PARTS": 1}),
+                 "mma_acc": ("MMA accumulators only", {"SPLA_WINDOWS_FRESH": 0})}
         for label, define in () if args.no_diag else [diags[d] for d in args.diags.split(",")]:
-            try:
-                gpu.NVRTC_OPTIONS = saved + (define,)
-                gpu._spmv_module.cache_clear()
+            with gpu_compile.defines(**define):
                 Y.fill(-1)
                 diag_seg = args.diag_seg if args.diag_seg == "auto" else int(args.diag_seg)
                 with spla.tuning.override(vecsc_windows=True, windows_seg=diag_seg):
                     tw = block_ms(A, U, Y, f"{name} windows {label}")
                 rec(name, f"k={args.k} windows, {label}", tw, close(Y, ref, 1e-2 if "part" in label else 1e-5),
                     ratio=round(args.k * t1 / tw, 2), vs_rows=round(tr / tw, 2), err=f"{err(Y):.2e}")
-            finally:
-                gpu.NVRTC_OPTIONS = saved
-                gpu._spmv_module.cache_clear()
         with spla.tuning.override(vecsc_windows="auto"):
             Y.fill(-1)
             spla.vxm(U, A, "plus_times", out=Y, kernel="veCSC")
             rec(name, "auto picks windows", 0.0, close(Y, ref, 1e-5),
-                windows=bool(gpu._use_windows(cp, A, A.colptr, A.rowidx, "plus", "times", np.dtype(np.float32),
-                                              True, args.k, gpu.MASK_NONE, True, 0)))
+                windows=bool(windows.use_windows(cp, A, A.colptr, A.rowidx, "plus", "times", np.dtype(np.float32),
+                                                 True, args.k, gpu_compile.MASK_NONE, True, 0,
+                                                 spla.tuning.current())))
         A = U = Y = ref = ref64 = None
         cp.get_default_memory_pool().free_all_blocks()
     save_json(args.out, "probe_windows.json", rows)

@@ -13,6 +13,8 @@ works without CuPy (``tests/test_kernels_compile.py`` uses the names on machines
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import logging
 from pathlib import Path
@@ -33,6 +35,22 @@ BITS_SOURCE = KERNEL_DIR / "bits.cuh"
 FRONTIER_SOURCE = KERNEL_DIR / "frontier.cuh"
 BLOCK = 256  # threads per block of every launch (a multiple of 32; SPLA_BLOCK in spmv.cuh)
 NVRTC_OPTIONS = ("-std=c++17", f"-DSPLA_BLOCK={BLOCK}")
+
+#: Extra ``-D`` macros of the spmv kernels compiled in this thread or task (:func:`defines`).
+_DEFINES = contextvars.ContextVar("spla.gpu.defines", default=())
+
+
+@contextlib.contextmanager
+def defines(**macros):
+    """Compile the spmv kernels used inside the block with extra preprocessor macros
+    (``with defines(SPLA_GROUP_SHORT=0): ...``): the source's compile-time switches, which probes
+    compare.  Modules compiled with other macros are kept apart, so the block never reuses them."""
+    extra = tuple(f"-D{name}={value}" for name, value in sorted(macros.items()))
+    token = _DEFINES.set(_DEFINES.get() + extra)
+    try:
+        yield
+    finally:
+        _DEFINES.reset(token)
 
 # ---------------------------------------------------------------------------------------------
 # Names: NumPy dtype -> C type, monoid/operator name -> C++ functor, and where each is defined.
@@ -268,9 +286,10 @@ class SpmvKernels:
     benchmarks/probes/probe_cold_start.py).
     """
 
-    def __init__(self, add, mul, dtype_str, index_str, pattern, device_id):
+    def __init__(self, add, mul, dtype_str, index_str, pattern, device_id, options=NVRTC_OPTIONS):
         self.names = name_expressions(add, mul, np.dtype(dtype_str), np.dtype(index_str), pattern)
         self.device_id = device_id
+        self.options = options
         self.funcs = {}
 
     def __getitem__(self, key):
@@ -279,16 +298,21 @@ class SpmvKernels:
             cp = load_cupy()
             expr = self.names[key]
             with cp.cuda.Device(self.device_id):
-                mod = cp.RawModule(code=source(str(SPMV_SOURCE)), options=NVRTC_OPTIONS, name_expressions=[expr])
+                mod = cp.RawModule(code=source(str(SPMV_SOURCE)), options=self.options, name_expressions=[expr])
                 fn = self.funcs[key] = mod.get_function(expr)
             log.debug("gpu: loaded spmv kernel %s", expr)
         return fn
 
 
-@functools.lru_cache(maxsize=None)
 def spmv_module(add, mul, dtype_str, index_str, pattern, device_id):
-    """The kernels of one (ADD, MUL, T, I, pattern) on one device (:class:`SpmvKernels`)."""
-    return SpmvKernels(add, mul, dtype_str, index_str, pattern, device_id)
+    """The kernels of one (ADD, MUL, T, I, pattern) on one device (:class:`SpmvKernels`), compiled
+    with the macros of :func:`defines` in force."""
+    return _spmv_module(add, mul, dtype_str, index_str, pattern, device_id, _DEFINES.get())
+
+
+@functools.lru_cache(maxsize=None)
+def _spmv_module(add, mul, dtype_str, index_str, pattern, device_id, extra):
+    return SpmvKernels(add, mul, dtype_str, index_str, pattern, device_id, NVRTC_OPTIONS + extra)
 
 
 @functools.lru_cache(maxsize=None)
