@@ -49,8 +49,8 @@
 // bits 4g .. 4g + 3); the last slots of a window repeat its last row with no bits (padding).  A row
 // gathered once then serves every column of the window that stores it (the row kernel gathers a row
 // per entry; docs/kernels.md, "veCSC windows", gives the entries per distinct row of the graphs that
-// use it).  The backend cuts each window's slots into items of at most SEG slots (rows_items, SEG a multiple of 16): item q is slots
-// [item_begin[q], item_end[q]) of window item_col[q].
+// use it).  The backend cuts each window's slots into items of at most SEG slots (rows_items, SEG a
+// multiple of 16): item q is slots [item_begin[q], item_end[q]) of window item_col[q].
 //
 // Thread mapping: a warp per (item q, slab s of 32 components c = 32s .. 32s + 31), grid-stride over
 // nitems * (k / 32) warps.  The warp walks its slots 16 at a time.  Lane l (g = l / 4, t = l % 4) reads
