@@ -1,8 +1,15 @@
 // spla/kernels/bits.cuh -- bit-word kernels for bit-parallel BFS (64 sources per uint64 word).
 //
-// X is an (n, W) row-major array of unsigned long long words: bit b of word w in row v belongs to
-// source 64*w + b.  NVRTC-compilable: no #include.  Instantiated by spla/backends/gpu.py as
-// "spla_weighted_rowsum<true>" (weights) and "spla_weighted_rowsum<false>" (plain counts).
+// Kernels: spla_weighted_rowsum<WEIGHTED>, instantiated by spla/backends/gpu.py as
+//   "spla_weighted_rowsum<true>" (weights) and "spla_weighted_rowsum<false>" (plain counts).
+// Thread mapping: a group of G = min(32, next power of two >= W) lanes per row v (grid-stride over
+//   rows); lane g owns the words g, g + G, ... of the row, and lane 0 of the group writes out[v].
+// Inputs: X (n, W) row-major unsigned long long words, bit b of word w in row v standing for source
+//   64*w + b; weights (64*W,) double (WEIGHTED).
+// Outputs: out (n,) double (WEIGHTED) or cnt (n,) long long (!WEIGHTED).
+// Templates: WEIGHTED, sum the weights of the set bits instead of counting them.
+// Host guarantees: blockDim.x a multiple of 32 (a group never straddles warps); G a power of two.
+//   NVRTC compiles the file as it is: no #include, no standard library.
 
 #ifndef SPLA_BITS_CUH
 #define SPLA_BITS_CUH

@@ -10,9 +10,16 @@
 // vertices w of the arcs v -> w (the caller passes A^T of an adjacency A[i, j] = arc i -> j, which is
 // A itself when A is symmetric).  Values of the matrix are never read (pattern semantics).
 //
-// Templates: Q the flat index type of the block (int when n*k < 2^31, else long long), I the
-// matrix's index type.  Instantiated by spla/backends/gpu.py as e.g. "spla_frontier_push<int, int>".
-// NVRTC-compilable: no #include.
+// Kernels: spla_frontier_push<Q, I>, spla_frontier_pull<Q, I, DIVIDE, FEED>, instantiated by
+//   spla/backends/gpu.py (frontier_name_expressions) as e.g. "spla_frontier_push<int, int>".
+// Thread mapping: a group of G lanes (a power of two <= 32) per frontier entry, grid-stride over the
+//   level's entries (group-uniform); lane g walks the entry's arcs g, g + G, ...
+// Inputs / outputs: the block, the queue and its bookkeeping (start, count, top) as each kernel says.
+// Templates: Q, the flat index type of the block (int when n*k < 2^31, else long long); I, the
+//   matrix's index type; DIVIDE and FEED (pull), as spla_frontier_pull says.
+// Host guarantees: the queue holds every entry a traversal can reach (n*k); count[d+1] and top[d]
+//   are zero before level d's push.
+//   NVRTC compiles the file as it is: no #include, no standard library.
 
 #ifndef SPLA_FRONTIER_CUH
 #define SPLA_FRONTIER_CUH
@@ -53,8 +60,8 @@ __device__ __forceinline__ void spla_frontier_append(Q r, Q* __restrict__ out, u
 //         r = (w, s);  if level(r) == -1: level(r) = depth + 1 (atomicCAS on its bits), r appended;
 //                      if level(r) == depth + 1: value(r) += value(q)            (atomicAdd, double)
 // Thread mapping: a group of G lanes per frontier entry (grid-stride over entries, group-uniform);
-// lane g walks the arcs colptr[v] + g, + G, + 2G, ... of v.  (Unrolling this loop by 4, all loads
-// before the first use, was 8-45% slower on delaunay_n16, H100.)  A group owns its entry's value;
+// lane g walks the arcs colptr[v] + g, + G, + 2G, ... of v (a plain loop: docs/kernels.md, "Sparse
+// frontiers", says why it is not unrolled).  A group owns its entry's value;
 // targets are shared and updated only by atomics.  top[depth] (zero on entry): the largest value of
 // the level, as the bits of a non-negative double (atomicMax on the bits orders them as numbers).
 //   colptr (n+1,), rowidx (nnz,) I;  queue (cap,) Q;  block (n*k*2,) double.
