@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spla.backends import cuda_source, gpu
+from spla.backends import cuda_source
+from spla.backends.gpu import compile as gpu
 
 NVCC = shutil.which("nvcc")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
@@ -150,8 +151,6 @@ def test_load_names_the_including_file_of_a_missing_include(tmp_path):
         cuda_source.load(tmp_path / "absent.cuh")
 
 
-@pytest.mark.xfail(strict=True, reason="until pyproject.toml's package-data ships kernels/spmv/*.cuh "
-                   "(then drop this mark)")
 def test_package_data_ships_every_kernel_file():
     import fnmatch
 

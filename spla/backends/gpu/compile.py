@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import semirings as _sr
 from ...errors import NoGPUError, UnknownNameError
+from .. import cuda_source
 from ..names import KERNELS
 
 log = logging.getLogger("spla")
@@ -273,7 +274,9 @@ def load_cupy():
 
 @functools.lru_cache(maxsize=None)
 def source(path):
-    return Path(path).read_text()
+    """The kernel source ``path`` with its local includes inlined: CuPy keys its compiled modules by
+    the source text, so every header's text must be in it."""
+    return cuda_source.load(path)
 
 
 class SpmvKernels:
