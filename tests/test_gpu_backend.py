@@ -40,7 +40,8 @@ from hypothesis import strategies as st  # noqa: E402
 from spla import semirings, tuning  # noqa: E402
 from spla.backends import gpu  # noqa: E402
 from spla.backends.gpu import compile as gpu_compile  # noqa: E402
-from spla.backends.gpu import launch, layouts, tiles  # noqa: E402
+from spla.backends.gpu import launch, layouts  # noqa: E402
+from spla.backends.gpu import tiles as gpu_tiles  # noqa: E402
 from spla.errors import KernelUnavailable  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(_NDEV < 1, reason="CuPy sees no CUDA device")]
@@ -523,8 +524,8 @@ def test_sccsc_tiles(tiles, name, dtype):
     rng = np.random.default_rng(21)
     if tiles:
         t = tuning.current()  # sccsc_tiles "auto", by the rule: a catalogue column is long
-        assert tiles.use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0, t)
-        assert not tiles.use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0, t)
+        assert gpu_tiles.use_tiles(cp, matrix("heavy", dtype), matrix("heavy", dtype).colptr, 40, 0, t)
+        assert not gpu_tiles.use_tiles(cp, matrix("loops", dtype), matrix("loops", dtype).colptr, 30, 0, t)
     # lanes per kept column: up to 1, 4, 32 or the rule's; tile_min_warps 0: R and BLOCK as set, 8: narrowed
     # (R=1, 1 warp)
     for R, group, min_warps in ((1, 1, 0), (2, 4, 0), (8, 32, 0), (8, "auto", 8)) if tiles else ((8, 1, 0),):
@@ -594,7 +595,7 @@ def test_tile_state_between_launches(monkeypatch, chunks):
         def counters(stream):
             """The stream's counters, read back (the listing's two, or the fused chunks' per column)."""
             if chunks == "listed":
-                room, buf = tiles.LISTINGS[0][stream][-1]
+                room, buf = gpu_tiles.LISTINGS[0][stream][-1]
                 return cp.asnumpy(buf[3 * room:])
             key = next(k for k in A.kept if k[0] == "tile_done")
             return cp.asnumpy(A.kept[key][stream])
@@ -621,7 +622,7 @@ def test_tile_state_between_launches(monkeypatch, chunks):
             monkeypatch.setattr(gpu_compile, "spmv_module", lambda *a: Failing(real(*a)))
             with pytest.raises(RuntimeError, match="launch failed"):
                 product()
-            assert cp.cuda.get_current_stream() not in tiles.LISTINGS[0]
+            assert cp.cuda.get_current_stream() not in gpu_tiles.LISTINGS[0]
             monkeypatch.setattr(gpu_compile, "spmv_module", real)
             np.testing.assert_array_equal(cp.asnumpy(product()), want)
             assert not counters(cp.cuda.get_current_stream()).any()
@@ -643,7 +644,7 @@ def test_tile_state_between_launches(monkeypatch, chunks):
             step()
             np.testing.assert_array_equal(cp.asnumpy(y), want)
         assert step.mode == "graph"
-        held = tiles.LISTINGS[0] if chunks == "listed" else next(v for k, v in A.kept.items() if k[0] == "tile_done")
+        held = gpu_tiles.LISTINGS[0] if chunks == "listed" else next(v for k, v in A.kept.items() if k[0] == "tile_done")
         before = len(held)
         streams = [weakref.ref(s) for s in (s1, s2, step._stream)]
         del s1, s2, step, got
