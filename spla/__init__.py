@@ -29,10 +29,14 @@ from .ops import KERNELS, mxv, normalize_kernel, vxm
 from .replay import Replay
 from .selection import choose_kernel, direction_cost, may_push, scale_free_metric
 
+from . import memory
+from .entries import apply_arcs, select
+
 __version__ = "0.1.0"
 
 __all__ = [
     "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel", "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
+    "select", "apply_arcs", "memory",
 ]
