@@ -76,7 +76,8 @@ def to_numpy(x) -> np.ndarray:
 def free_device_bytes(A: spla.Matrix) -> int:
     """Bytes the algorithm may still allocate on A's device: on a GPU its free memory and the blocks
     cached in CuPy's pool (``spla.memory.available_bytes``); on the CPU the tunable ``cpu_block_bytes``,
-    a budget sized for the cache, since the CPU backend's array passes run at the cache's speed."""
+    a budget sized for the cache, where the CPU backend's array passes run fastest
+    (docs/decisions/algorithms.md)."""
     if not _dev.is_gpu(A.device):
         return spla.tuning.current().cpu_block_bytes
     return spla.memory.available_bytes(A.device)

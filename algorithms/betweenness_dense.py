@@ -101,7 +101,7 @@ def block(P, sources, acc, *, endpoints, edges, kernel):
         sigma, level, reached = _forward_update(sigma, frontier, level, reached, np.int32(d))
     depth = d - 1
     del frontier
-    inv_sigma = 1.0 / xp.where(reached, sigma, 1.0)
+    inv_sigma = 1.0 / xp.where(reached, sigma, 1.0)  # 1 ./ σ̃ where reached
     T = xp.zeros((n, kb), dtype=np.float64)  # δ / σ̃
     for d in range(depth, 0, -1):
         # coeff<level == d> = 1/σ̃ + T;  below = (level == d-1)

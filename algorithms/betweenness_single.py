@@ -19,6 +19,10 @@ arrays (σ̃, T, two frontiers in float64; level in int32; reached; a vertex ind
 ``"bc_single_source"``) when it is at most the tunable ``single_source_cache_bytes`` or P's own size,
 so that its recorded graphs and plan serve the next call.  Host traffic: one 24-byte read per level,
 or one read per source by a plan.
+
+Tunables (``spla.tuning``; their values are explained in docs/decisions/algorithms.md):
+speculative_max_depth, speculative_check_every, speculative_waste, speculative_misses,
+single_source_cache_bytes.
 """
 
 from __future__ import annotations

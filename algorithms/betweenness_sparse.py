@@ -24,6 +24,9 @@ Needs: P, a square pattern matrix, and P.T for a directed graph.  Memory: about
 BYTES_PER_ENTRY_SPARSE = 40 bytes per vertex and source of the block ((σ̃ or coeff, level) and δ in
 float64, the queue, temporaries).  Host traffic: one read per ``levels_per_read`` BFS levels, none
 in the backward sweep.
+
+Tunables (``spla.tuning``; their values are explained in docs/decisions/algorithms.md):
+sparse_max_batch, sparse_reach_ratio, reach_sample, levels_per_read.
 """
 
 from __future__ import annotations

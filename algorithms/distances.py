@@ -50,7 +50,8 @@ become ``done``; they cancel in the differences.
 
 Memory: two (n, W) uint64 arrays plus an (n, W) bool mask and the backend's
 temporaries, about 37·n bytes per word (``BYTES_PER_WORD_ROW``); W is chosen from
-``free_device_bytes`` (the tunable ``memory_fraction`` of it) and capped at ceil(n / 64).  Per level each product reads the
+``free_device_bytes`` (the tunable ``memory_fraction`` of it, docs/decisions/algorithms.md) and
+capped at ceil(n / 64).  Per level each product reads the
 block's words once per stored arc (nnz·W·8 bytes gathered) and the array passes touch
 ~4 (n, W) arrays.  A block that still runs out of memory is retried at half width.
 
