@@ -6,8 +6,16 @@ array (its non-zero entries are the arcs, as ``from_numpy_array``) or a networkx
 Graph/DiGraph (vertices in ``list(G)`` order), returns NumPy arrays indexed like the input
 (``edge_betweenness_centrality``: a SciPy sparse array), follows networkx's semantics and
 defaults, and takes a ``device=`` override and, where it multiplies, ``kernel=``
-(``degree_centrality`` makes no product; ``rank_correlation`` compares two vectors).  Only spla products (``vxm``/``mxv`` over
-semirings, ``spla.bits``) and plain array operations are used: no CUDA source lives here.
+(``degree_centrality`` makes no product; ``rank_correlation`` compares two vectors).  Only the public
+spla API (products ``vxm``/``mxv`` over semirings, ``spla.bits``, ``spla.frontier``, ``spla.select``,
+``spla.apply_arcs``, ``spla.memory``, ``spla.tuning``) and plain array operations are used: no CUDA
+source lives here.
+
+Modules: ``betweenness`` (the public betweenness functions and the choice of path), with one module
+per path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sparse`` (sparse frontiers),
+``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
+harmonic, sum of distances by a bit-parallel BFS), ``daccer``, ``pagerank``, ``degree``,
+``correlation``; ``_common`` (input conversion and shared checks).
 """
 
 from .betweenness import betweenness_centrality, edge_betweenness_centrality

@@ -40,7 +40,7 @@ def as_matrix(G, *, device=None, weight=None, drop_self_loops=False) -> spla.Mat
     """A spla.Matrix for ``G`` on ``device`` (None: where G already is, or "auto").
 
     weight: for networkx input, the edge attribute to keep (None: unweighted).
-    drop_self_loops: return the matrix without its diagonal (cached per matrix).
+    drop_self_loops: return the matrix without its diagonal (``spla.select(A, "offdiag")``, cached on A).
     """
     if isinstance(G, spla.Matrix):
         A = G if device is None else G.to(device)
@@ -54,33 +54,14 @@ def as_matrix(G, *, device=None, weight=None, drop_self_loops=False) -> spla.Mat
                             f"got {type(G).__name__}")
     if A.shape[0] != A.shape[1]:
         raise spla.InvalidGraph(f"a graph's adjacency matrix must be square, got shape {A.shape}")
-    return without_self_loops(A) if drop_self_loops else A
+    return spla.select(A, "offdiag") if drop_self_loops else A
 
 
 def is_networkx_graph(G) -> bool:
-    """Whether G is a networkx graph.  networkx is not imported to find out (its import costs
-    0.3-1 s): a networkx graph exists only once something has imported it."""
+    """Whether G is a networkx graph.  networkx is not imported to find out (its import is slow): a
+    networkx graph exists only once something has imported it."""
     nx = sys.modules.get("networkx")
     return nx is not None and isinstance(G, nx.Graph)
-
-
-def without_self_loops(A: spla.Matrix) -> spla.Matrix:
-    """A with its diagonal removed (same object when it has none); cached on A."""
-    key = "without_self_loops"
-    if key in A._cache:
-        return A._cache[key]
-    C = A._to_scipy_csc(values_as_is=True).tocoo()
-    off = C.row != C.col
-    if off.all():
-        A._cache[key] = A
-        return A
-    # drop the stored diagonal entries only: an off-diagonal stored 0 or False is still an arc
-    S = sp.csc_array((C.data[off], (C.row[off], C.col[off])), shape=C.shape)
-    S.sort_indices()
-    B = spla.Matrix._from_sorted_csc(S, pattern=A.is_pattern, directed=A.directed, device=A.device,
-                                     symmetric=A.T is A)
-    A._cache[key] = B
-    return B
 
 
 def pattern_of(A: spla.Matrix) -> spla.Matrix:
@@ -92,20 +73,14 @@ def to_numpy(x) -> np.ndarray:
     return _dev.to_numpy(x)
 
 
-# The CPU backend's per-level array passes run ~5x faster on blocks that stay in cache
-# than on blocks that stream from memory: size CPU blocks for the cache, not the RAM.
-CPU_BLOCK_BYTES = 64 << 20
-
-
 def free_device_bytes(A: spla.Matrix) -> int:
-    """Bytes the algorithm may still allocate on A's device (GPU: free + pool-cached; CPU: a fixed budget)."""
+    """Bytes the algorithm may still allocate on A's device: on a GPU its free memory and the blocks
+    cached in CuPy's pool (``spla.memory.available_bytes``); on the CPU the tunable ``cpu_block_bytes``,
+    a budget sized for the cache, where the CPU backend's array passes run fastest
+    (docs/decisions/algorithms.md)."""
     if not _dev.is_gpu(A.device):
-        return CPU_BLOCK_BYTES
-    cp = _dev.cupy_module()
-    with _dev.activate(A.device):  # both report the current device: ask A's
-        free, _total = cp.cuda.runtime.memGetInfo()
-        pool = cp.get_default_memory_pool()
-        return int(free + pool.free_bytes())
+        return spla.tuning.current().cpu_block_bytes
+    return spla.memory.available_bytes(A.device)
 
 
 def as_list(sources, name="sources") -> list:

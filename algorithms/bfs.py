@@ -56,6 +56,7 @@ def bfs_levels(A, source, *, device=None, kernel="auto"):
         frontier = spla.vxm(frontier, M, "any_pair", mask=reached, complement=True, kernel=kernel)
         if not any_true(frontier):
             break
+        # level<frontier> = d;  reached |= frontier
         level[frontier] = d
         reached |= frontier
     return to_numpy(level)

@@ -25,7 +25,7 @@ Algorithm.
       vol_r(v) = Σ_{bits u of row v} deg(u) = weighted_rowsum(vis_r, deg laid out per bit)
 
   (``spla.bits.weighted_rowsum``).  That replaces CUDACCER's layered neighbour lists
-  (98% of its time at r = 2) by r - 1 masked products over (n, W) words per block of
+  by r - 1 masked products over (n, W) words per block of
   64·W vertices: level 1 is the block's own arcs scattered into words, no product.
   Memory and block sizing as ``algorithms.distances``.
 
@@ -40,7 +40,7 @@ import numpy as np
 import spla
 import spla.bits
 
-from ._common import check_progress, on_graph_device, to_numpy, without_self_loops
+from ._common import check_progress, on_graph_device, to_numpy
 from .degree import degree_parts
 from .distances import bit_bfs_blocks, is_empty_graph
 
@@ -63,7 +63,7 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
     if isinstance(radius, bool) or not isinstance(radius, (int, np.integer)) or radius < 0:
         raise ValueError(f"radius must be an integer >= 0, got {radius!r}")
     radius = int(radius)
-    spla.ops.normalize_kernel(kernel)  # a bad name fails at the door, whatever the radius
+    spla.normalize_kernel(kernel)  # a bad name fails at the door, whatever the radius
     check_progress(progress)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.int64)
@@ -78,7 +78,8 @@ def daccer_volumes(A, radius=2, *, device=None, kernel="auto", progress=None):
 
 def _volume_r1(M, deg, kernel):
     """vol_1 = deg + (A without diagonal) +.second deg, int64 on M's device."""
-    P = without_self_loops(M)
+    # P = M<i != j>                (the 1-neighbourhood without v itself; cached on M)
+    P = spla.select(M, "offdiag")
     # nb = P +.second deg        (nb[v] = Σ_{u: v -> u, u != v} deg(u); float64, exact below 2**53)
     nb = spla.mxv(P, deg.astype(np.float64), "plus_second", kernel=kernel)
     return deg + M.xp.rint(nb).astype(np.int64)

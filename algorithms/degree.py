@@ -55,8 +55,7 @@ def degree_parts(G, *, device=None):
         diag_val = None
     else:
         mult = M.values.astype(np.int64)
-        Mi = spla.Matrix(M.colptr, M.rowidx, mult.astype(np.float64), M.shape, directed=M.directed, device=M.device,
-                         _symmetric=M.T is M if M._T is not None else False)
+        Mi = M.astype(np.float64)  # the multiplicities (int64 counts) as float64 values
         ones = xp.ones(n, dtype=np.float64)  # float64 sums of counts: exact below 2**53
         # out = Mi +.× 1      (row sums: parallel arcs leaving each vertex)
         out = xp.rint(spla.mxv(Mi, ones, "plus_times")).astype(np.int64)
@@ -65,6 +64,7 @@ def degree_parts(G, *, device=None):
         diag_val = mult
     loops = xp.zeros(n, dtype=np.int64)
     if M.nnz:
+        # loops(i) = M(i, i): the stored diagonal (1 each for a pattern, the multiplicity otherwise)
         on_diag = xp.flatnonzero(M.rowidx == M.colidx)
         loops[M.rowidx[on_diag]] = 1 if diag_val is None else diag_val[on_diag]
     return A, out, in_, loops

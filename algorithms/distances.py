@@ -50,7 +50,8 @@ become ``done``; they cancel in the differences.
 
 Memory: two (n, W) uint64 arrays plus an (n, W) bool mask and the backend's
 temporaries, about 37·n bytes per word (``BYTES_PER_WORD_ROW``); W is chosen from
-``free_device_bytes`` and capped at ceil(n / 64).  Per level each product reads the
+``free_device_bytes`` (the tunable ``memory_fraction`` of it, docs/decisions/algorithms.md) and
+capped at ceil(n / 64).  Per level each product reads the
 block's words once per stored arc (nnz·W·8 bytes gathered) and the array passes touch
 ~4 (n, W) arrays.  A block that still runs out of memory is retried at half width.
 
@@ -77,8 +78,6 @@ ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 #: device bytes per row per word of a block: vis and the product's output (8 B each), the
 #: backend's temporaries (~2 x 8 B), the done mask (1 B) and a popcount temporary (4 B).
 BYTES_PER_WORD_ROW = 4 * 8 + 1 + 4
-#: fraction of the free device memory a block may use
-MEMORY_FRACTION = 0.8
 
 
 # --------------------------------------------------------------------------- helpers
@@ -102,7 +101,7 @@ def block_words(A: spla.Matrix, total_words: int) -> int:
     """
     n = A.shape[0]
     per_word = max(1, n * BYTES_PER_WORD_ROW)
-    budget = int(_common.free_device_bytes(A) * MEMORY_FRACTION)
+    budget = int(_common.free_device_bytes(A) * spla.tuning.current().memory_fraction)
     if budget < per_word:
         raise DeviceMemoryError(
             f"bit-parallel BFS needs {per_word:,} bytes of device memory for one block of 64 sources "
@@ -221,6 +220,7 @@ def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel):
         d = 1
         yield d, vis
     while max_depth is None or d < max_depth:
+        # done = (vis == all ones)                  (words whose 64 sources are all there)
         xp.equal(vis, ALL_ONES, out=done)
         _product(vis, A, direction, done, nxt, kernel)
         xp.bitwise_or(nxt, vis, out=nxt)          # vis_{d+1} = vis_d | (vis_d ⊕.⊗ A)
@@ -264,6 +264,7 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
     reach = xp.zeros(n, dtype=np.int64)
     harm = xp.zeros(n, dtype=np.float64) if harmonic else None
     for dpart, rpart, hpart in parts:  # one partial result per source block
+        # S += S_block;  r += r_block;  H += H_block
         dist += dpart
         reach += rpart
         if harmonic:
@@ -291,7 +292,7 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
     -------
     numpy float64 array (n,)
     """
-    spla.ops.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
+    spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
@@ -304,8 +305,10 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
     r1 = (reach - 1).astype(np.float64)
     tot = dist.astype(np.float64)
     pos = dist > 0
+    # C = (r - 1) / S where S > 0, 0 elsewhere
     c = xp.where(pos, r1 / xp.where(pos, tot, 1.0), 0.0)
     if wf_improved:
+        # C *= (r - 1) / (n - 1)
         c = c * (r1 / (n - 1))
     return to_numpy(c)
 
@@ -318,7 +321,7 @@ def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
 
     Parameters as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
     """
-    spla.ops.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
+    spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
@@ -346,7 +349,7 @@ def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progr
     """
     if not isinstance(return_reach, (bool, np.bool_)):
         raise TypeError(f"return_reach must be True or False, got {return_reach!r}")
-    spla.ops.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
+    spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
     if is_empty_graph(A):
         empty = np.zeros(0, dtype=np.int64)

@@ -131,6 +131,7 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     # w = A +.× 1          (out-weight of every vertex)
     w = spla.mxv(M, ones, "plus_times", kernel=kernel)
     is_dangling = w == 0
+    # inv_w = 1 ./ w where w != 0, 0 at the dangling vertices
     with np.errstate(over="ignore"):  # a subnormal out-weight: refused just below
         inv_w = xp.where(is_dangling, 0.0, 1.0 / xp.where(is_dangling, 1.0, w))
     _check_out_weights(w, inv_w, xp)
@@ -139,7 +140,7 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     teleport = (1.0 - alpha) * p
 
     same_dw = dw is p
-    x_scaled = x * inv_w
+    x_scaled = x * inv_w  # x ./ w, the first product's input
     change_sum = xp.zeros((), dtype=np.float64)
 
     def iteration():
@@ -186,7 +187,7 @@ def _check_options(alpha, max_iter, tol, kernel):
     if not isinstance(tol, numbers.Real) or not tol > 0:
         raise (ValueError if isinstance(tol, numbers.Real) else TypeError)(
             f"tol must be a real number > 0 (convergence is Σ|x - x_prev| < n·tol), got {tol!r}")
-    spla.ops.normalize_kernel(kernel)
+    spla.normalize_kernel(kernel)
 
 
 def _check_out_weights(w, inv_w, xp):

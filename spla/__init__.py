@@ -10,7 +10,7 @@ choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: 
 kernel choice they serve).
 """
 
-from . import bits, frontier, semirings, tuning
+from . import bits, frontier, memory, semirings, tuning
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
@@ -29,6 +29,7 @@ from .matrix import Matrix
 from .backends.gpu.selection import choose_kernel, direction_cost, may_push, scale_free_metric
 from .backends.names import KERNELS, normalize_kernel
 from .ops import mxv, vxm
+from .entries import apply_arcs, select
 from .replay import Replay
 
 __version__ = "0.1.0"
@@ -36,6 +37,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
+    "select", "apply_arcs", "memory",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
 ]

@@ -213,6 +213,24 @@ class Matrix:
                                                      _symmetric=self._T is self))
 
     @property
+    def is_symmetric(self) -> bool:
+        """Whether the matrix is stored as its own transpose (``A.T is A``: an undirected graph).
+        Read from how it was built; the transpose is never computed to find out."""
+        return self._T is self
+
+    def astype(self, dtype) -> "Matrix":
+        """This matrix with its values cast to ``dtype`` (bool, integer or float of at most 64 bits),
+        sharing the index arrays, direction and symmetry; a pattern-only matrix gets values 1.  Not
+        cached: each call casts anew."""
+        dtype = np.dtype(dtype)
+        _check_value_dtype(dtype)
+        xp = self.xp
+        with _dev.activate(self.device):
+            values = xp.ones(self.nnz, dtype=dtype) if self.values is None else self.values.astype(dtype)
+        return Matrix(self.colptr, self.rowidx, values, self.shape, directed=self.directed, device=self.device,
+                      _symmetric=self._T is self)
+
+    @property
     def dtype(self):
         return np.dtype(np.bool_) if self.values is None else np.dtype(self.values.dtype)
 
@@ -306,9 +324,10 @@ class Matrix:
                      directed=self.directed, device=device, _symmetric=self._T is self)
         return out
 
-    def to_scipy(self):
-        """A ``scipy.sparse.csc_array`` copy (pattern entries become 1.0)."""
-        return self._to_scipy_csc(values_as_is=False)
+    def to_scipy(self, keep_dtype=False):
+        """A ``scipy.sparse.csc_array`` copy on the host, values in their stored dtype.  A pattern-only
+        matrix's entries become 1.0 (float64), or True (bool, its own dtype) with ``keep_dtype``."""
+        return self._to_scipy_csc(values_as_is=bool(keep_dtype))
 
     def _to_scipy_csc(self, values_as_is):
         colptr = _dev.to_numpy(self.colptr)

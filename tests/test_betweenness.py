@@ -442,6 +442,11 @@ def _subset_bc(G, s):
     return as_array(nx.betweenness_centrality_subset(G, [nodes[s]], nodes, normalized=False), G)
 
 
+def _push_considered_on_small_graphs(monkeypatch):
+    """The levels choose push or pull, and their arcs are measured and scored, even on a small graph."""
+    return spla.tuning.override(push_fixed_arcs=0.0)
+
+
 @pytest.mark.parametrize("kernel", ["auto", "push", "scCSC"])
 def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
     """Sources one at a time on one matrix: the first is measured level by level and becomes the
@@ -449,20 +454,19 @@ def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
     levels are empty); a deeper one fails the plan's check, runs level by level and becomes the
     plan; every second source a plan could run is run level by level and scores the plan (auto
     kernels only); every result equals networkx's."""
-    from spla.algorithms import betweenness as bc
+    from spla.algorithms import betweenness_single
 
-    monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 2)
-    monkeypatch.setattr(spla.selection, "PUSH_FIXED_ARCS", 0.0)  # levels choose push or pull even on a small graph
     G = nx.path_graph(40)
     G.add_edges_from([(5, 40), (40, 41), (41, 7), (12, 42)])  # a second shortest path, a pendant
     A = spla.Matrix.from_networkx(G, device=device)
-    ws = bc._single_source_workspace(A, kernel)
-    # (source, its BFS depth = the plan's depth after it, plans scored so far)
-    for s, plan_depth, scored in ((20, 20, 0), (25, 25, 0), (22, 25, 1), (0, 39, 1), (39, 39, 2), (15, 39, 2)):
-        got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1, kernel=kernel)
-        np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
-        assert ws.plan is not None and ws.plan.depth == plan_depth
-        assert ws.hits + ws.misses == (scored if kernel == "auto" else 0)
+    with _push_considered_on_small_graphs(monkeypatch), spla.tuning.override(speculative_check_every=2):
+        ws = betweenness_single.workspace(A, kernel)
+        # (source, its BFS depth = the plan's depth after it, plans scored so far)
+        for s, plan_depth, scored in ((20, 20, 0), (25, 25, 0), (22, 25, 1), (0, 39, 1), (39, 39, 2), (15, 39, 2)):
+            got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1, kernel=kernel)
+            np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
+            assert ws.plan is not None and ws.plan.depth == plan_depth
+            assert ws.hits + ws.misses == (scored if kernel == "auto" else 0)
     assert len(ws.plan.forward) == ws.plan.depth + 1 and ws.planned == 5
     steps = list(ws._forward.values()) + list(ws._backward.values()) + [ws.between, ws.whole]
     want = "graph" if device.startswith("gpu") else "eager"  # every step is recordable: no host reads inside
@@ -472,18 +476,18 @@ def test_single_source_plan_and_its_fallbacks(device, kernel, monkeypatch):
 def test_single_source_plan_stops_after_misses(device, monkeypatch):
     """A plan whose push/pull choices keep missing the sources' levels is dropped for level-by-level
     choices; the answers never change."""
-    from spla.algorithms import betweenness as bc
+    from spla.algorithms import betweenness_single
 
-    monkeypatch.setattr(bc, "SPECULATIVE_WASTE", -1.0)  # every scored plan misses
-    monkeypatch.setattr(bc, "SPECULATIVE_CHECK_EVERY", 1)
-    monkeypatch.setattr(spla.selection, "PUSH_FIXED_ARCS", 0.0)  # the levels' arcs are measured and scored
-    G = nx.barabasi_albert_graph(60, 2, seed=3)
+    G = nx.barabasi_albert_graph(60, 2, seed=2)  # sources 1 and 3 find the plan of source 0 costlier than their own
     A = spla.Matrix.from_networkx(G, device=device)
-    ws = bc._single_source_workspace(A, "auto")
-    for s in range(8):
-        got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1)
-        np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
-    assert ws.directions and ws.misses == bc.SPECULATIVE_MISSES and not ws.speculate
+    # every source a plan could run scores it, and a plan that costs a source more than its own choices misses
+    with _push_considered_on_small_graphs(monkeypatch), \
+            spla.tuning.override(speculative_waste=0.0, speculative_check_every=1) as tuning:
+        ws = betweenness_single.workspace(A, "auto")
+        for s in range(8):
+            got = betweenness_centrality(A, sources=[s], normalized=False, batch_size=1)
+            np.testing.assert_allclose(got, _subset_bc(G, s), rtol=RTOL, atol=1e-12)
+    assert ws.directions and ws.misses == tuning.speculative_misses and ws.hits == 0 and not ws.speculate
 
 
 def test_single_source_plan_never_covers_rescaled_sigma(device):
@@ -501,25 +505,25 @@ def test_single_source_plan_never_covers_rescaled_sigma(device):
 
 # ---------------------------------------------------------------- sparse frontiers (spla.frontier)
 def test_frontier_auto_rule(device):
-    from spla.algorithms import betweenness as bmod
+    from spla.algorithms import betweenness_sparse as bmod
 
     grid = spla.Matrix.from_networkx(nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30)), device=device)
-    assert bmod._sample_reach(grid, [0]) == (58, 3480.0, 1)
-    assert bmod._use_sparse_frontier(grid, np.arange(900))  # 900 vertices x 58+ levels > 6 x 3480 arcs
+    assert bmod.sample_reach(grid, [0]) == (58, 3480.0, 1)
+    assert bmod.use_sparse_frontier(grid, np.arange(900))  # 900 vertices x 58+ levels > 6 x 3480 arcs
     dense = spla.Matrix.from_networkx(nx.complete_graph(30), device=device)
-    assert bmod._sample_reach(dense, [3]) == (1, 870.0, 1)
-    assert not bmod._use_sparse_frontier(dense, np.arange(30))
+    assert bmod.sample_reach(dense, [3]) == (1, 870.0, 1)
+    assert not bmod.use_sparse_frontier(dense, np.arange(30))
     # directed: a complete digraph on 0..39 with a path 39 -> 40 -> ... -> 79.  Sources in the clique reach
     # every arc (dense: 80 vertices x 41 levels < 6 x 1600 arcs); sources on the path reach a few arcs,
     # while a dense block would still run its deepest source's levels over all 80 vertices (sparse)
     G = nx.complete_graph(40, create_using=nx.DiGraph)
     nx.add_path(G, [39, *range(40, 80)])
     A = spla.Matrix.from_networkx(G, device=device)
-    assert bmod._sample_reach(A, np.arange(40)) == (41, 1600.0, 32)
-    assert not bmod._use_sparse_frontier(A, np.arange(40))
-    depth, reach, k = bmod._sample_reach(A, np.arange(40, 80))
+    assert bmod.sample_reach(A, np.arange(40)) == (41, 1600.0, 32)
+    assert not bmod.use_sparse_frontier(A, np.arange(40))
+    depth, reach, k = bmod.sample_reach(A, np.arange(40, 80))
     assert k == 32 and depth <= 39 and reach <= 39
-    assert bmod._use_sparse_frontier(A, np.arange(40, 80))
+    assert bmod.use_sparse_frontier(A, np.arange(40, 80))
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -542,13 +546,13 @@ def test_sparse_frontiers_equal_dense_blocks_on_meshes(device, directed):
 
 
 def test_locality_order_is_a_permutation_of_near_sources(device):
-    from spla.algorithms import betweenness as bmod
+    from spla.algorithms import betweenness_sparse as bmod
 
     G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(40, 40))
     G.add_nodes_from(range(1600, 1610))  # isolated vertices: no seed reaches them
     A = spla.Matrix.from_networkx(G, device=device)
     src = np.arange(1610)
-    order = bmod._locality_order(A, src, 100)
+    order = bmod.locality_order(A, src, 100)
     assert sorted(order.tolist()) == src.tolist()
     rows, cols = np.divmod(order[:1600], 40)
     spans = [np.ptp(rows[i:i + 100]) + np.ptp(cols[i:i + 100]) for i in range(0, 1500, 100)]
@@ -556,27 +560,13 @@ def test_locality_order_is_a_permutation_of_near_sources(device):
 
 
 def test_one_source_keeps_the_single_source_path(device, monkeypatch):
-    from spla.algorithms import betweenness as bmod
+    from spla.algorithms import betweenness_sparse as bmod
 
     def refuse(*args, **kwargs):
         raise AssertionError("a single source must not take the sparse-frontier path under frontier='auto'")
 
-    monkeypatch.setattr(bmod, "_block_sparse", refuse)
+    monkeypatch.setattr(bmod, "block", refuse)
     G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(30, 30))  # deep: "auto" picks sparse for blocks
     got = betweenness_centrality(G, sources=[7], normalized=False, device=device)
     ref = as_array(nx.betweenness_centrality_subset(G, [7], list(G), normalized=False), G)
     np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
-
-
-def test_dropping_self_loops_keeps_stored_zeros_and_false():
-    """Only the diagonal goes: an off-diagonal stored 0 or False is still an arc (as networkx's
-    from_scipy_sparse_array keeps a weight-0 edge)."""
-    from spla.algorithms._common import without_self_loops
-
-    for data in (np.array([0.0, 1.0, 1.0]), np.array([False, True, True])):
-        S = sp.csc_array((data, (np.array([0, 1, 2]), np.array([1, 2, 2]))), shape=(3, 3))
-        A = spla.Matrix.from_scipy(S, directed=True, device="cpu")
-        B = without_self_loops(A)
-        assert B.nnz == 2 and B.to_scipy()[0, 1] == 0 and B.to_scipy()[1, 2] == 1
-    P = spla.Matrix.from_edges([0, 1], [1, 2], directed=True, device="cpu")
-    assert without_self_loops(P) is P

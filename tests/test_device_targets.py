@@ -176,7 +176,7 @@ def test_free_device_bytes_measures_the_matrixs_gpu(fake_cupy):
     assert _common.free_device_bytes(A1) == 2000 + 20 and fake_cupy.current == 0
     with _dev.activate("gpu:1"):
         assert _common.free_device_bytes(types.SimpleNamespace(device="gpu:0")) == 1000 + 10
-    assert _common.free_device_bytes(types.SimpleNamespace(device="cpu")) == _common.CPU_BLOCK_BYTES
+    assert _common.free_device_bytes(types.SimpleNamespace(device="cpu")) == spla.tuning.current().cpu_block_bytes
 
 
 def test_popcount_counts_on_the_arrays_gpu(fake_cupy, monkeypatch):

@@ -247,8 +247,11 @@ def test_block_words_balances_and_caps(monkeypatch):
     A = spla.Matrix.from_edges(np.arange(999), np.arange(1, 1000), device="cpu")
     assert distances.block_words(A, 16) == 16  # plenty of memory: one block of all words
     per_word = 1000 * distances.BYTES_PER_WORD_ROW
-    monkeypatch.setattr(common, "free_device_bytes", lambda A: int(5 * per_word / distances.MEMORY_FRACTION) + 1)
+    fraction = spla.tuning.current().memory_fraction
+    monkeypatch.setattr(common, "free_device_bytes", lambda A: int(5 * per_word / fraction) + 1)
     assert distances.block_words(A, 16) == 4  # at most 5 words fit: 4 blocks of 4 words
+    with spla.tuning.override(memory_fraction=fraction / 2):
+        assert distances.block_words(A, 16) == 2  # half of it: 2 words fit, 8 blocks of 2 words
 
 
 def test_out_of_memory_shrinks_the_block(device, monkeypatch):

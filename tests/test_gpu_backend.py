@@ -661,22 +661,22 @@ def test_tile_geometry_and_group():
     column (empty and long columns left out), a power of two in [1, 8]."""
     sms = launch.sm_count(0)
     t = tuning.current()
-    assert tiles.tile_geometry(10**8, 0, t) == (t.tile_r, gpu_compile.BLOCK)
-    R, block = tiles.tile_geometry(49151, 0, t)
+    assert gpu_tiles.tile_geometry(10**8, 0, t) == (t.tile_r, gpu_compile.BLOCK)
+    R, block = gpu_tiles.tile_geometry(49151, 0, t)
     ntiles = -(-49151 // (32 * R))
     assert R < t.tile_r and (R == 1 or ntiles >= t.tile_min_warps * sms)
     assert block == 32 or -(-ntiles // (block // 32)) >= 2 * sms
-    assert tiles.tile_geometry(1, 0, t) == (1, 32)
+    assert gpu_tiles.tile_geometry(1, 0, t) == (1, 32)
     lengths = {"grid": [4] * 100, "ba": [8] * 90 + [500] * 10 + [0] * 50, "dense": [33] * 10, "ws": [12] * 10,
                "wide": [32] * 10}
     want = {"grid": 1, "ba": 2, "dense": 1, "ws": 4, "wide": 8}
     for name, lens in lengths.items():
         colptr = cp.asarray(np.concatenate([[0], np.cumsum(lens)]).astype(np.int32))
         A = Kept()
-        assert tiles.tile_group(cp, A, colptr, t) == want[name], name
+        assert gpu_tiles.tile_group(cp, A, colptr, t) == want[name], name
         assert list(A.kept.values()) == [want[name]]  # cached on the matrix
     with tuning.override(tile_group=4) as t4:
-        assert tiles.tile_group(cp, Kept(), colptr, t4) == 4
+        assert gpu_tiles.tile_group(cp, Kept(), colptr, t4) == 4
 
 
 @pytest.mark.parametrize("rows,order", [(True, "auto"), (True, True), (True, False), (False, "auto")])

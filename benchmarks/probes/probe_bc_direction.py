@@ -88,9 +88,9 @@ def time_tree(names, tag, resdir, new):
         res = algorithms.betweenness_centrality(A, sources=[srcs[0]], normalized=False, batch_size=1)
         np.save(resdir / f"{tag}_{name}.npy", res)
         if new:
-            from spla.algorithms import betweenness
+            from spla.algorithms import betweenness_single
 
-            ws = betweenness._single_source_workspace(A.pattern(), "auto")
+            ws = betweenness_single.workspace(A.pattern(), "auto")
             rec["plan"] = None if ws.plan is None else {"depth": ws.plan.depth, "forward": ws.plan.forward,
                                                         "backward": ws.plan.backward}
             rec["hits"], rec["misses"], rec["speculate"] = ws.hits, ws.misses, ws.speculate

@@ -62,7 +62,7 @@ def main():
     import cupy as cp
 
     from spla import algorithms
-    from spla.algorithms import betweenness  # private: _sample_reach, _use_sparse_frontier, _locality_order
+    from spla.algorithms import betweenness_sparse as betweenness  # private: sample_reach, use_sparse_frontier, locality_order
 
     res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "compare": {}, "sweep": []}
     bc = algorithms.betweenness_centrality
@@ -70,12 +70,12 @@ def main():
         A = load(name)
         n = A.shape[0]
         first = int(np.flatnonzero(np.diff(A.colptr.get()) > 0)[0])
-        rec = {"n": n, "arcs": A.nnz, "depth": betweenness._sample_reach(A.pattern(), [first])[0]}
+        rec = {"n": n, "arcs": A.nnz, "depth": betweenness.sample_reach(A.pattern(), [first])[0]}
         t = time.perf_counter()
-        rec["auto_sparse"] = bool(betweenness._use_sparse_frontier(A.pattern(), np.arange(n)))
+        rec["auto_sparse"] = bool(betweenness.use_sparse_frontier(A.pattern(), np.arange(n)))
         rec["auto_rule_ms"] = 1e3 * (time.perf_counter() - t)
         S = list(range(min(64, n)))
-        betweenness._locality_order(A.pattern(), np.arange(n), 512)  # compile min_first
+        betweenness.locality_order(A.pattern(), np.arange(n), 512)  # compile min_first
         bc(A, sources=S, frontier="sparse")  # compile and warm
         bc(A, sources=S, frontier="dense")
         ts, xs = timed(cp, lambda: bc(A, frontier="sparse"))
@@ -102,13 +102,13 @@ def main():
         perm = np.random.default_rng(1).permutation(n)
         S = A.to_scipy().tocoo()
         shuffled = spla.Matrix.from_edges(perm[S.row], perm[S.col], n=n, directed=False, device="gpu")
-        betweenness._locality_order(A.pattern(), np.arange(n), 512)  # compile min_first
-        plain = betweenness._locality_order
+        betweenness.locality_order(A.pattern(), np.arange(n), 512)  # compile min_first
+        plain = betweenness.locality_order
         runs = [(A, True, 1, kb) for kb in (256, 512, 1024)] + [(A, True, 2, 512), (A, False, 1, 512),
                                                              (shuffled, True, 1, 512), (shuffled, False, 1, 512)]
         ref = None
         for M, ordered, G, kb in runs:
-            betweenness._locality_order = plain if ordered else (lambda P, src, kb: src)
+            betweenness.locality_order = plain if ordered else (lambda P, src, kb: src)
             with spla.tuning.override(frontier_group=G):
                 ts, x = timed(cp, lambda: bc(M, frontier="sparse", batch_size=kb))
             if M is shuffled:
@@ -119,7 +119,7 @@ def main():
                    "peak_mib": cp.get_default_memory_pool().total_bytes() / 2 ** 20}
             res["sweep"].append(row)
             print("sweep", json.dumps(row), flush=True)
-        betweenness._locality_order = plain
+        betweenness.locality_order = plain
     Path(args.out).mkdir(parents=True, exist_ok=True)
     Path(args.out, "bc_sparse.json").write_text(json.dumps(res, indent=1))
 

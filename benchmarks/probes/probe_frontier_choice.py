@@ -43,7 +43,7 @@ def main():
     ap.add_argument("--files", default=",".join(FILES))
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    from spla.algorithms import betweenness  # private: _sample_reach, _use_sparse_frontier
+    from spla.algorithms import betweenness_sparse as betweenness  # private: sample_reach, use_sparse_frontier, locality_order
 
     out = []
     for f in a.files.split(","):
@@ -59,10 +59,10 @@ def main():
         n = A.shape[0]
         rng = np.random.default_rng(0)
         sample = rng.choice(n, size=min(64, n), replace=False)
-        depths = np.array([betweenness._sample_reach(P, [int(s)])[0] for s in sample])
-        first = betweenness._sample_reach(P, [0])[0]
-        rule_depth, rule_reach, _ = betweenness._sample_reach(P, np.arange(n))
-        auto = betweenness._use_sparse_frontier(P, np.arange(n))
+        depths = np.array([betweenness.sample_reach(P, [int(s)])[0] for s in sample])
+        first = betweenness.sample_reach(P, [0])[0]
+        rule_depth, rule_reach, _ = betweenness.sample_reach(P, np.arange(n))
+        auto = betweenness.use_sparse_frontier(P, np.arange(n))
         rec = {"file": f, "n": n, "arcs": A.nnz, "directed": A.directed, "depth_first": first,
                "depth_mean": float(depths.mean()), "depth_max": int(depths.max()),
                "rule_depth": rule_depth, "rule_reach": rule_reach,

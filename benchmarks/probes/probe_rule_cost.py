@@ -18,7 +18,7 @@ from spla import algorithms
 def main():
     import cupy as cp
 
-    from spla.algorithms import betweenness  # private: _use_sparse_frontier, _sample_reach
+    from spla.algorithms import betweenness_sparse as betweenness  # private: sample_reach, use_sparse_frontier, locality_order
 
     def t(fn, reps=15):
         fn()
@@ -38,8 +38,8 @@ def main():
         P = A.pattern()
         print(name, "auto %.2f ms" % t(lambda: algorithms.betweenness_centrality(A)),
               "dense %.2f ms" % t(lambda: algorithms.betweenness_centrality(A, frontier="dense")),
-              "rule %.2f ms" % t(lambda: betweenness._use_sparse_frontier(P, np.arange(n))),
-              "sample_reach k=1 %.2f ms" % t(lambda: betweenness._sample_reach(P, [0])), flush=True)
+              "rule %.2f ms" % t(lambda: betweenness.use_sparse_frontier(P, np.arange(n))),
+              "sample_reach k=1 %.2f ms" % t(lambda: betweenness.sample_reach(P, [0])), flush=True)
 
 
 if __name__ == "__main__":
