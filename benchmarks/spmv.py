@@ -241,8 +241,6 @@ def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked
     chosen by its rule and scCSC's masked products as warp tiles ("spla": the defaults), and without tiles,
     the worklist forced on ("spla-worklist") and off ("spla-columnwalk").  ``mask`` None: the unmasked
     products only."""
-    from spla.backends import gpu as gpu_backend
-
     xp = b.xp
     worklist = {"spla": "auto", "spla-worklist": True, "spla-columnwalk": False}
     cases = [("vxm_dev", "spla", k, None) for k in KERNELS + ("auto",)]
@@ -261,19 +259,17 @@ def _device_times(b: Bench, spla, A, u, mask, gf: dict, check_full, check_masked
                 # y<mask, replace> = u +.* A   (y = u +.* A without a mask)
                 spla.vxm(u, A, "plus_times", mask=m, replace=m is not None, out=y, kernel=kernel)
 
-        saved = gpu_backend.MASK_WORKLIST, gpu_backend.SCCSC_TILES
-        gpu_backend.MASK_WORKLIST = worklist[system]
-        gpu_backend.SCCSC_TILES = "auto" if system == "spla" else False  # worklist / column walk: no tiles
+        # worklist / column walk: no tiles
+        switches = {"mask_worklist": worklist[system], "sccsc_tiles": "auto" if system == "spla" else False}
         try:
-            rep = spla.Replay(step, A.device, name=f"{measure} {system} {kernel}")
-            rep()
-            rep()  # warm-up, then recorded: later calls replay the graph
+            with spla.tuning.override(**switches):
+                rep = spla.Replay(step, A.device, name=f"{measure} {system} {kernel}")
+                rep()
+                rep()  # warm-up, then recorded: later calls replay the graph
         except Exception as e:  # noqa: BLE001
             b.note(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel, "status": "error",
                           "error": f"{type(e).__name__}: {e}"})
             continue
-        finally:
-            gpu_backend.MASK_WORKLIST, gpu_backend.SCCSC_TILES = saved
         y.fill(np.nan)  # the check must see what the replays write, not the eager warm-up's result
         b.measure(NAME, {**gf, "measure": measure, "system": system, "kernel": kernel, "k": 1,
                          "replayed": rep.mode == "graph", "products_per_call": DEV_REPEAT},
