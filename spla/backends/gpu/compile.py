@@ -39,6 +39,8 @@ NVRTC_OPTIONS = ("-std=c++17", f"-DSPLA_BLOCK={BLOCK}")
 
 #: Extra ``-D`` macros of the spmv kernels compiled in this thread or task (:func:`defines`).
 _DEFINES = contextvars.ContextVar("spla.gpu.defines", default=())
+#: ``current_defines()``: the extra options :func:`defines` has in force (a tuple, empty by default).
+current_defines = _DEFINES.get
 
 
 @contextlib.contextmanager
@@ -307,14 +309,10 @@ class SpmvKernels:
         return fn
 
 
-def spmv_module(add, mul, dtype_str, index_str, pattern, device_id):
-    """The kernels of one (ADD, MUL, T, I, pattern) on one device (:class:`SpmvKernels`), compiled
-    with the macros of :func:`defines` in force."""
-    return _spmv_module(add, mul, dtype_str, index_str, pattern, device_id, _DEFINES.get())
-
-
 @functools.lru_cache(maxsize=None)
-def _spmv_module(add, mul, dtype_str, index_str, pattern, device_id, extra):
+def spmv_module(add, mul, dtype_str, index_str, pattern, device_id, extra=()):
+    """The kernels of one (ADD, MUL, T, I, pattern) on one device (:class:`SpmvKernels`), compiled with
+    the extra options ``extra`` (a product passes :func:`current_defines`)."""
     return SpmvKernels(add, mul, dtype_str, index_str, pattern, device_id, NVRTC_OPTIONS + extra)
 
 

@@ -48,23 +48,24 @@ i64, i32 = np.int64, np.int32
 class Product:
     """One product's operands and settings, as every variant reads them.
 
-    Set by :func:`vxm`: cp, t (the spla.tuning.Tuning in force), sr, add, mul, dtype, index_dtype,
-    pattern, kernel, A, colptr, rowidx, vals, u, y, out_shape, marr, js, cs, mode, accum, replace, acc,
-    flags, ncols, k, device_id, funcs, group (veCSC's lanes per column), tiles (masked scCSC as warp
-    tiles), can_split (ADD's atomic on T), becomes, adds (:func:`~.launch.adds_into_y`), vec4, debug
-    (whether the DEBUG line is logged: the variants' descriptions are formatted only then).  Set by the
-    launch, for the DEBUG line: variant, grid, block, group, listed."""
+    :func:`vxm` fills every slot but the last five, which the launch sets for the DEBUG line.  A
+    product is made on every call, so it is a plain record with slots: no keyword matching, no
+    instance dict."""
 
-    def __init__(self, **fields):
+    __slots__ = ("cp", "t", "mb", "sr", "add", "mul", "dtype", "index_dtype", "pattern", "kernel", "A", "colptr",
+                 "rowidx", "vals", "u", "y", "out_shape", "marr", "js", "cs", "mode", "accum", "replace", "acc",
+                 "flags", "ncols", "k", "device_id", "funcs", "tiles", "can_split", "becomes", "adds", "vec4",
+                 "debug", "worklist", "count", "chunk",
+                 # set by the launch
+                 "variant", "grid", "block", "group", "listed")
+
+    def __init__(self):
         self.variant, self.grid, self.block, self.listed = "", 0, BLOCK, False
-        self.worklist = self.count = np.uint64(0)  # null pointers: every column is walked
+        self.worklist = self.count = _NULL  # null pointers: every column is walked
         self.chunk = None
-        self.__dict__.update(fields)
 
-    @property
-    def mb(self):
-        """The grid cap (the tuning's max_blocks)."""
-        return self.t.max_blocks
+
+_NULL = np.uint64(0)
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def _list_computed_columns(p):
 
 def _sccsc(p):
     """scCSC: a thread per (column, vector)."""
-    if p.k == 1:
+    if p.k == 1 and p.mode != MASK_NONE:
         _list_computed_columns(p)
     threads = p.ncols * p.k
     p.grid = min(blocks_for(threads, p.mb), resident_blocks(p.device_id)) if p.listed else blocks_for(threads, p.mb)
@@ -309,7 +310,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     marr, js, cs, mode = mask_args(cp, mask, complement, k)
     if marr is None:
         marr = u  # unused placeholder pointer
-    funcs = _c.spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id)
+    funcs = _c.spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id, _c.current_defines())
     group = vecsc_group_size(A, k, resident_blocks(device_id) * BLOCK, t) if kernel == "veCSC" else 1
     tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _tiles.use_tiles(cp, A, colptr, ncols, device_id,
                                                                                    t)
@@ -318,14 +319,17 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     # first) or ADD(y[j], result)
     can_split = k == 1 and supports_cached("scCOOC", sr, dtype)[0]
     becomes, adds = adds_into_y(add, flags, mode, accum, replace)
-    p = Product(cp=cp, t=t, sr=sr, add=add, mul=mul, dtype=dtype, index_dtype=index_dtype, pattern=pattern,
-                kernel=kernel, A=A, colptr=colptr, rowidx=rowidx, vals=vals, u=u, y=y, out_shape=out_shape,
-                marr=marr, js=js, cs=cs, mode=mode, accum=accum, replace=replace, acc=i32(ACCUM_CODES[accum]),
-                flags=flags, ncols=ncols, k=k, device_id=device_id, funcs=funcs, group=group, tiles=tiles,
-                can_split=can_split, becomes=becomes, adds=adds, vec4=i32(1 if t.vecsc_vec4 else 0),
-                debug=log.isEnabledFor(logging.DEBUG))
-    variant = next(v for v in VARIANTS if v.applies(p))
-    variant.launch(p)
+    p = Product()
+    p.cp, p.t, p.mb, p.sr, p.add, p.mul, p.dtype, p.index_dtype = cp, t, t.max_blocks, sr, add, mul, dtype, index_dtype
+    p.pattern, p.kernel, p.A, p.colptr, p.rowidx, p.vals, p.u, p.y = pattern, kernel, A, colptr, rowidx, vals, u, y
+    p.out_shape, p.marr, p.js, p.cs, p.mode, p.accum, p.replace = out_shape, marr, js, cs, mode, accum, replace
+    p.acc, p.flags, p.ncols, p.k, p.device_id, p.funcs = i32(ACCUM_CODES[accum]), flags, ncols, k, device_id, funcs
+    p.group, p.tiles, p.can_split, p.becomes, p.adds = group, tiles, can_split, becomes, adds
+    p.vec4, p.debug = i32(1 if t.vecsc_vec4 else 0), log.isEnabledFor(logging.DEBUG)
+    for variant in VARIANTS:
+        if variant.applies(p):
+            variant.launch(p)
+            break
     if p.debug:
         log.debug("gpu vxm: kernel=%s%s semiring=%s_%s%s T=%s I=%s %s k=%d grid=%d block=%d group=%d "
                   "mask=%s%s accum=%s out=%s replace=%s", kernel, p.variant, add, mul, " (swapped)" if swap else "",
