@@ -362,7 +362,7 @@ def test_options_fail_at_the_door(fn, G):
 
 
 def test_bfs_levels_source_must_be_one_vertex_index():
-    """A matrix input's source is one integer: a list used to run from its first vertex only."""
+    """A matrix input's source is one integer: a list is refused, not run from its first vertex only."""
     S = nx.to_scipy_sparse_array(nx.path_graph(5))
     for bad in ([1, 2], np.array([3]), 1.0, True, np.bool_(True), None):
         with pytest.raises(TypeError, match=r"source must be one vertex index \(an integer 0..n-1\)"):

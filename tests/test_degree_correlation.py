@@ -144,7 +144,7 @@ def test_rank_correlation_errors():
 
 
 def test_degree_centrality_no_rows_but_columns_is_not_square():
-    """A (0, 3) matrix used to pass as the empty graph."""
+    """A (0, 3) matrix must not pass as the empty graph."""
     for X in (sp.csr_array((0, 3)), np.zeros((0, 3))):
         with pytest.raises(spla.InvalidGraph, match=r"must be square, got shape \(0, 3\)"):
             degree_centrality(X, device="cpu")

@@ -118,7 +118,7 @@ def test_options_fail_at_the_door(fn, G):
 
 @pytest.mark.parametrize("fn", [closeness_centrality, harmonic_centrality, sum_of_distances])
 def test_no_rows_but_columns_is_not_square(fn):
-    """A (0, 3) matrix is no graph (it used to pass as the empty graph); (0, 0) is the empty graph."""
+    """A (0, 3) matrix is no graph (it must not pass as the empty graph); (0, 0) is the empty graph."""
     for X in (sp.csr_array((0, 3)), np.zeros((0, 3)), spla.Matrix.from_scipy(sp.csr_array((0, 3)), device="cpu")):
         with pytest.raises(spla.InvalidGraph, match=r"must be square, got shape \(0, 3\)"):
             fn(X, device="cpu")

@@ -250,7 +250,7 @@ def test_bad_arguments():
         pagerank(G, personalization=np.ones(3), device="cpu")
     with pytest.raises(ValueError, match="outside"):
         pagerank(S, personalization={7: 1.0}, device="cpu")
-    for key in (1.5, True, "1"):  # 1.5 and True used to become vertex 1
+    for key in (1.5, True, "1"):  # 1.5 and True must not become vertex 1
         with pytest.raises(ValueError, match=rf"dict keys must be vertex indices 0..3 \(integers\) .*got {key!r}"):
             pagerank(S, personalization={key: 1.0}, device="cpu")
     np.testing.assert_allclose(pagerank(S, personalization={np.int64(1): 1.0}, device="cpu"),
@@ -260,8 +260,8 @@ def test_bad_arguments():
 
 
 def test_scalar_options_fail_at_the_door(monkeypatch):
-    """A NaN or infinite alpha, or a tol no change gets below, used to run max_iter iterations into a
-    ConvergenceError advising to "raise max_iter or tol" (networkx: PowerIterationFailedConvergence)."""
+    """A NaN or infinite alpha, or a tol no change gets below, is refused before any iteration runs
+    (not after max_iter iterations with a ConvergenceError advising to "raise max_iter or tol")."""
     G = nx.path_graph(4)
     monkeypatch.setattr(spla, "Replay", lambda *a, **k: pytest.fail("an iteration ran"))
     for alpha in (np.nan, np.inf, -np.inf):
