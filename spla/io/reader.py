@@ -51,10 +51,16 @@ def read_graph(path, format=None, directed=None, *, header=None) -> GraphData:
     GraphFormatError
         Naming the file (and line) and what was expected.
     """
+    return read_graph_with(path, format, directed, header)
+
+
+def read_graph_with(path, format, directed, header, **edgelist_options) -> GraphData:
+    """:func:`read_graph`, with ``edgelist_options`` passed to the edge-list reader (its ``read_csv``
+    and ``compact`` steps: the test references swap in their per-line readers)."""
     check_directed(directed)
     raw, path, fmt = load(path, format)
     if fmt == "mtx":
         return read_mtx(raw, path, directed)
     if fmt == "metis":
         return read_metis(raw, path, directed)
-    return read_edgelist(raw, path, directed, header)
+    return read_edgelist(raw, path, directed, header, **edgelist_options)

@@ -10,25 +10,15 @@ string labels are always numbered by ``np.unique`` of their bytes
 
 from __future__ import annotations
 
-from ..io.edgelist import read_edgelist
 from ..io.edgelist_csv import read_edgelist_csv_per_line
-from ..io.files import load
 from ..io.graphdata import GraphData
 from ..io.labels import compact_strings_by_unique
-from ..io.metis import read_metis
-from ..io.mtx import read_mtx
-from ..io.reader import check_directed
+from ..io.reader import read_graph_with
 
 __all__ = ["read_graph_reference"]
 
 
 def read_graph_reference(path, format=None, directed=None, *, header=None) -> GraphData:
     """:func:`spla.io.read_graph` with the per-line edge-list readers (same arguments)."""
-    check_directed(directed)
-    raw, path, fmt = load(path, format)
-    if fmt == "mtx":
-        return read_mtx(raw, path, directed)
-    if fmt == "metis":
-        return read_metis(raw, path, directed)
-    return read_edgelist(raw, path, directed, header, read_csv=read_edgelist_csv_per_line,
-                         compact=compact_strings_by_unique)
+    return read_graph_with(path, format, directed, header, read_csv=read_edgelist_csv_per_line,
+                           compact=compact_strings_by_unique)
