@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from . import tuning as _tuning
 from .errors import UnknownNameError
 from .matrix import Matrix, declare_cache
 
@@ -22,8 +23,6 @@ _SELECT = declare_cache("select", "the matrix's entries kept by spla.select(A, w
 #: the selectors of :func:`select`: name -> which stored entries (i, j) it keeps
 SELECTORS = {"offdiag": "the entries off the diagonal, i != j (a graph without its self-loops)"}
 
-#: arcs per chunk of :func:`apply_arcs` times the width of the arrays it gathers: bounds fn's temporaries
-CHUNK_ELEMENTS = 1 << 24
 
 
 def select(A: Matrix, which: str) -> Matrix:
@@ -60,7 +59,7 @@ def apply_arcs(A: Matrix, fn, out, *, width: int = 1):
     ``head(x)`` at its column indices j; fn combines the gathered arrays into one value per entry of
     the chunk (shape (chunk,)).  ``out`` is (nnz,) on A's device, in A's CSC entry order, and is
     returned.  ``width``: columns of the widest array fn gathers or makes; a chunk holds
-    ``CHUNK_ELEMENTS // width`` entries, which bounds fn's temporaries.  The chunks follow the CSC
+    ``arc_chunk_elements // width`` entries (a field of :mod:`spla.tuning`), which bounds fn's temporaries.  The chunks follow the CSC
     order, one after another.
     """
     if not isinstance(A, Matrix):
@@ -72,7 +71,7 @@ def apply_arcs(A: Matrix, fn, out, *, width: int = 1):
                          f"got {getattr(out, 'shape', type(out).__name__)}")
     if A.nnz == 0:
         return out
-    step = max(1, CHUNK_ELEMENTS // int(width))
+    step = max(1, _tuning.current().arc_chunk_elements // int(width))
     rows, cols = A.rowidx, A.colidx
     for lo in range(0, A.nnz, step):
         i = rows[lo:lo + step]

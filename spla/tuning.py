@@ -224,6 +224,12 @@ class Tuning:
     cpu_block_bytes: int = _tunable(64 << 20, _positive_int, "bytes of a CPU block of sources (sized for the cache)")
     memory_fraction: float = _tunable(0.8, _fraction, "fraction of the free device memory a block may use")
 
+    # ---- entry-wise operations and file reading
+    arc_chunk_elements: int = _tunable(1 << 24, _positive_int,
+                                       "spla.apply_arcs: entries per chunk times the width fn gathers (bounds temporaries)")
+    string_matrix_bytes: int = _tunable(500_000_000, _non_negative,
+                                        "labels over 64 bytes are gathered as a fixed-width byte matrix up to this size")
+
     def __post_init__(self):
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)

@@ -98,10 +98,7 @@ def test_apply_arcs_equals_the_dense_reference(data, device):
     np.testing.assert_allclose(_dev.to_numpy(got), want, rtol=1e-12, atol=1e-12)
 
 
-def test_apply_arcs_chunks_follow_the_entry_order(monkeypatch):
-    import spla.entries
-
-    monkeypatch.setattr(spla.entries, "CHUNK_ELEMENTS", 6)  # chunks of 3 entries at width 2
+def test_apply_arcs_chunks_follow_the_entry_order():
     A = spla.Matrix.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 0], directed=True, device="cpu")
     seen = []
 
@@ -110,7 +107,8 @@ def test_apply_arcs_chunks_follow_the_entry_order(monkeypatch):
         seen.append(rows.shape[0])
         return rows * 10 + head(np.arange(4))
 
-    out = spla.apply_arcs(A, fn, np.zeros(A.nnz), width=2)
+    with spla.tuning.override(arc_chunk_elements=6):  # chunks of 3 entries at width 2
+        out = spla.apply_arcs(A, fn, np.zeros(A.nnz), width=2)
     assert seen == [3, 2]
     assert out.tolist() == [30.0, 1.0, 2.0, 12.0, 23.0]  # (i, j) in CSC order: (3,0) (0,1) (0,2) (1,2) (2,3)
 

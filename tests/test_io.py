@@ -17,6 +17,7 @@ from conftest import shared_graphs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import spla
 from spla.io import GraphData, GraphFormatError, check_weights, detect_format, read_graph
 from spla.testing import scaled
 from spla.testing.io_reference import read_graph_reference
@@ -654,7 +655,7 @@ def test_edge_list_readers_agree_on_examples(tmp_path, text):
     p = write(tmp_path, "g.csv", text)
     for header in (None, True, False):
         assert_reader_agrees_with_reference(p, header=header)
-    with mock.patch("spla.io.tokens._MAX_STRING_MATRIX", 0):  # long labels as bytes objects, not a matrix
+    with spla.tuning.override(string_matrix_bytes=0):  # long labels as bytes objects, not a matrix
         assert_reader_agrees_with_reference(p)
 
 

@@ -18,9 +18,10 @@ import warnings
 
 import numpy as np
 
+from .. import tuning as _tuning
+
 # Bytes of the largest fixed-width matrix of labels built (beyond, and for labels over 64 bytes,
 # an array of bytes objects).
-_MAX_STRING_MATRIX = 500_000_000
 
 # Largest number of digits an integer label may have (beyond, labels are read as strings:
 # 19 digits may overflow int64, and NumPy's parser would saturate silently).
@@ -252,7 +253,7 @@ class Tokens:
             return np.zeros(0, dtype="S1")
         length = te - ts
         width = max(int(length.max()), 1)
-        if width > 64 and ts.size * width > _MAX_STRING_MATRIX:
+        if width > 64 and ts.size * width > _tuning.current().string_matrix_bytes:
             # a few very long labels: avoid a huge fixed-width matrix
             raw = self.raw
             return np.array([raw[a:b] for a, b in zip(ts.tolist(), te.tolist())], dtype=object)
