@@ -9,13 +9,13 @@ d(v, u) the hop distance along OUT-arcs (v -> ... -> u), so v itself (d = 0) cou
 and vol_0 = deg.  deg is networkx's ``G.degree`` for undirected graphs (a self-loop
 counts 2) and ``G.out_degree`` for directed graphs (a self-loop counts 1); a networkx
 multigraph's parallel edges count in the degree (not in the distances); a SciPy /
-spla.Matrix input has one edge per stored entry (see ``algorithms.degree``).
+spla.Matrix input has one edge per stored entry (see ``spla.algorithms.degree``).
 
 Algorithm.
 * r = 0: the degrees.
 * r = 1: vol_1 = deg + A' +.second deg, with A' = A without its diagonal (the
   1-neighbourhood minus v is exactly v's out-neighbours): ONE sparse product.
-* r >= 2: bit-parallel BFS over the reversed graph (``algorithms.distances``): the
+* r >= 2: bit-parallel BFS over the reversed graph (``spla.algorithms.distances``): the
   vertices u of a block are the bits, and r masked products
 
       vis_{d+1}<!done> = A bor.second vis_d ,   vis_{d+1} |= vis_d      (mxv: pull from out-neighbours)
@@ -27,7 +27,7 @@ Algorithm.
   (``spla.bits.weighted_rowsum``).  That replaces CUDACCER's layered neighbour lists
   by r - 1 masked products over (n, W) words per block of
   64·W vertices: level 1 is the block's own arcs scattered into words, no product.
-  Memory and block sizing as ``algorithms.distances``.
+  Memory and block sizing as ``spla.algorithms.distances``.
 
 Needs: a square adjacency; values are ignored.  Returns int64 (exact: the sums are
 accumulated in float64, exact below 2**53).

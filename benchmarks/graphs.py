@@ -347,7 +347,7 @@ def real(name: str) -> Edges:
     """Load real graph ``name`` (a key of :data:`REAL_FILES`) as undirected edges.
 
     Reads with ``spla.io.read_graph(path, directed=False)``; if ``spla.io`` is not
-    importable yet, falls back to a small built-in reader of the same formats
+    importable, falls back to a small built-in reader of the same formats
     (SNAP edge lists, CSV, Matrix Market, METIS), so the harness can still run.
     Self-loops and duplicate listings are kept as in the file (``Matrix.from_edges``
     merges duplicates; networkx keeps self-loops too).
@@ -355,7 +355,7 @@ def real(name: str) -> Edges:
     path = real_path(name)
     try:
         from spla.io import read_graph  # type: ignore
-    except Exception:  # noqa: BLE001 - engine not written yet / broken: fall back
+    except Exception:  # noqa: BLE001 - engine missing or broken: fall back
         read_graph = None
     if read_graph is not None:
         g = read_graph(str(path), directed=False)
@@ -443,8 +443,8 @@ for _n, _kk in ((1000, 10), (100_000, 10), (2_000_000, 10)):
          {"gen": "watts_strogatz", "n": _n, "k": _kk, "p": 0.1, "seed": 1},
          quick=_n <= 100_000, label=f"Watts-Strogatz n={_n:,} k={_kk} p=0.1", approx_arcs=_n * _kk)
 # ws2M's arc count at higher mean degrees: ws500k_k40 is spmv's calibration graph of long columns
-# without hubs; both are tools/probe_roofline.py's view of how the product targets' bounds move
-# with the degree.
+# without hubs; both are benchmarks/probes/probe_roofline.py's view of how the product targets'
+# bounds move with the degree.
 for _n, _kk, _nm in ((1_000_000, 20, "ws1M_k20"), (500_000, 40, "ws500k_k40")):
     _add(_nm, (lambda n=_n, k=_kk: watts_strogatz(n, k, 0.1, seed=1)),
          {"gen": "watts_strogatz", "n": _n, "k": _kk, "p": 0.1, "seed": 1},

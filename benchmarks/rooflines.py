@@ -22,8 +22,8 @@ by the unmasked time over the floor; ``docs/benchmarks.md`` sets these bounds be
 
 from __future__ import annotations
 
-#: the probe that measures the floors (the integrator moves probes to benchmarks/probes/)
-PROBE = "tools/probe_roofline.py"
+#: the probe that measures the floors (run as ``python -m benchmarks.probes.probe_roofline``)
+PROBE = "benchmarks/probes/probe_roofline.py"
 
 #: device slug -> graph -> floors (see the module docstring)
 FLOORS = {

@@ -5,9 +5,9 @@
     >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
     array([0., 1., 0.])
 
-Layers: ``algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, tuning, the kernel
-choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and the
-kernel choice they serve).
+Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, tuning, the kernel
+choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
+``spla.backends.gpu.selection`` the kernel choice they serve).
 """
 
 from . import bits, frontier, memory, semirings, tuning

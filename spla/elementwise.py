@@ -11,7 +11,7 @@ NumPy arrays.  It is an array operation, not a kernel: no CUDA source is written
 
 On the GPU the fused kernel runs on the *current* CUDA device, as every CuPy kernel does, and its
 CuPy arguments must live there.  The algorithms make their graph's GPU current
-(``algorithms._common.on_graph_device``); code of your own that calls a fused function on arrays of
+(``spla.algorithms._common.on_graph_device``); code of your own that calls a fused function on arrays of
 "gpu:1" while another GPU is current wraps the call in ``spla.device.activate("gpu:1")``.  The fused
 function does not switch devices itself: finding the current device costs a few microseconds, paid
 on every call of a per-level update.

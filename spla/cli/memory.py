@@ -17,12 +17,12 @@ def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool =
     top of it:
 
     * bc: 64 bytes per vertex per source of a batch (sigma, delta, frontier, levels and
-      temporaries: ``algorithms.betweenness.BYTES_PER_VERTEX_SOURCE``); shown for a batch
+      temporaries: ``spla.algorithms.betweenness_dense.BYTES_PER_VERTEX_SOURCE``); shown for a batch
       of ``batch`` sources (default min(n, 256)).  The real batch adapts to free memory,
       so this is what a comfortable run uses; the minimum is one source.
     * closeness, harmonic, distance-sum, daccer (radius >= 2): a bit-parallel BFS over
       blocks of 64 W sources, 37 bytes per vertex per 64-bit word
-      (``algorithms.distances.BYTES_PER_WORD_ROW``), shown for W = min(ceil(n/64), 16),
+      (``spla.algorithms.distances.BYTES_PER_WORD_ROW``), shown for W = min(ceil(n/64), 16),
       plus two float64 accumulators per vertex.
     * pagerank: the values (8 bytes per arc when weighted) and five float64 vectors.
     * degree: three int64 vectors.

@@ -1,6 +1,6 @@
 // spla/kernels/bits.cuh -- bit-word kernels for bit-parallel BFS (64 sources per uint64 word).
 //
-// Kernels: spla_weighted_rowsum<WEIGHTED>, instantiated by spla/backends/gpu.py as
+// Kernels: spla_weighted_rowsum<WEIGHTED>, instantiated by spla/backends/gpu/compile.py as
 //   "spla_weighted_rowsum<true>" (weights) and "spla_weighted_rowsum<false>" (plain counts).
 // Thread mapping: a group of G = min(32, next power of two >= W) lanes per row v (grid-stride over
 //   rows); lane g owns the words g, g + G, ... of the row, and lane 0 of the group writes out[v].

@@ -11,7 +11,7 @@
 // A itself when A is symmetric).  Values of the matrix are never read (pattern semantics).
 //
 // Kernels: spla_frontier_push<Q, I>, spla_frontier_pull<Q, I, DIVIDE, FEED>, instantiated by
-//   spla/backends/gpu.py (frontier_name_expressions) as e.g. "spla_frontier_push<int, int>".
+//   spla/backends/gpu/compile.py (frontier_name_expressions) as e.g. "spla_frontier_push<int, int>".
 // Thread mapping: a group of G lanes (a power of two <= 32) per frontier entry, grid-stride over the
 //   level's entries (group-uniform); lane g walks the entry's arcs g, g + G, ...
 // Inputs / outputs: the block, the queue and its bookkeeping (start, count, top) as each kernel says.

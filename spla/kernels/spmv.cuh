@@ -15,10 +15,11 @@
 //     I        the index type of colptr/rowidx/colidx (int or long long)
 //     PATTERN  true when A has no values (a == 1); vals is then never read
 //
-// The Python side (spla/backends/gpu.py) instantiates them through CuPy/NVRTC name expressions such as
-// "spla_sccsc<spla_add_plus, spla_mul_times, float, int, true>"; tests/test_kernels_compile.py
-// instantiates every combination the backend can request with nvcc.  MUL(a, x) (mxv through A^T) is
-// handled in Python by exchanging first and second; every other operator is commutative.
+// The Python side (spla/backends/gpu/compile.py, name_expressions) instantiates them through
+// CuPy/NVRTC name expressions such as "spla_sccsc<spla_add_plus, spla_mul_times, float, int, true>";
+// tests/test_kernels_compile.py instantiates every combination the backend can request with nvcc.
+// MUL(a, x) (mxv through A^T) is handled in Python by exchanging first and second; every other
+// operator is commutative.
 //
 // This file only includes the kernel families below, in dependency order; every name expression and
 // every loader points at it.  spla/backends/cuda_source.py inlines the includes (each file once)

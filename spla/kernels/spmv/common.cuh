@@ -2,7 +2,7 @@
 //
 // Kernels: none.  The constants the backend passes (output flags SPLA_FRESH / SPLA_REPLACE, the
 //   accumulators SPLA_ACCUM_*, the mask modes SPLA_MASK_*: the same numbers as FRESH, REPLACE,
-//   ACCUM_CODES and MASK_* in spla/backends/gpu.py), SPLA_DEV, SPLA_BLOCK, loads through the
+//   ACCUM_CODES and MASK_* in spla/backends/gpu/compile.py), SPLA_DEV, SPLA_BLOCK, loads through the
 //   read-only cache (spla_ld), xor shuffles of any domain (spla_shfl_xor), the limits of each domain
 //   (spla_limits), bitwise or of any domain (spla_bitor) and the NaN-propagating spla_min / spla_max.
 // Templates: T, a domain: bool, int, long long, unsigned int, unsigned long long, float or double.

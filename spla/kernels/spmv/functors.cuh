@@ -3,8 +3,8 @@
 // Kernels: none.  ADD monoids spla_add_plus, _min, _max, _lor, _bor, _any (op, identity<T>(),
 //   atomic, IDEMPOTENT) and MUL operators spla_mul_times, _plus, _first, _second, _pair, _land,
 //   _min, _max, _band (op(x, a): x from u, a from A, already in the domain).  ADD_FUNCTORS and
-//   MUL_FUNCTORS in spla/backends/gpu.py map spla.semirings' names onto them, with the domains each
-//   one compiles for: a new monoid or operator needs an entry here and there.
+//   MUL_FUNCTORS in spla/backends/gpu/compile.py map spla.semirings' names onto them, with the
+//   domains each one compiles for: a new monoid or operator needs an entry here and there.
 // Templates: T, the domain of each member function.
 // Host guarantees: the identities and operations match spla.semirings exactly; bor and band reach
 //   only bool and integer domains.

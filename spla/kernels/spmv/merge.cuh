@@ -15,7 +15,7 @@
 // ================================================================================================
 // merge -- out = computed ? (accum ? accum(out, t) : t) : (replace ? identity : out), elementwise.
 // One thread per output element q = j * k + c (grid-stride); used after scCOOC or push when their
-// atomics went into a buffer t instead of y (gpu.py's _atomic_target).
+// atomics went into a buffer t instead of y (atomic_target in spla/backends/gpu/launch.py).
 //   t, y (n*k,) T; mask as scCSC.
 // ================================================================================================
 template <class Add, class T>

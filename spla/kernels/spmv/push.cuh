@@ -31,7 +31,7 @@
 // the identity, not the arcs entering the computed outputs as in scCSC / veCSC / scCOOC: cheap when u
 // is sparse (a small BFS frontier), wasteful when it is dense.  Masks are tested per arc (one byte
 // gathered at j), so masked-out outputs receive nothing; the backend merges t into out afterwards
-// unless out can take the atomics directly (see gpu.py).
+// unless out can take the atomics directly (atomic_target in spla/backends/gpu/launch.py).
 //
 // k == 1: a group of G lanes owns input i (list[q] for q < *count in worklist mode, the non-identity
 //   inputs compacted by spla_input_worklist; else grid-stride over all nin inputs).  The group reads
@@ -108,11 +108,12 @@ __global__ void spla_push(const I* __restrict__ colptr, const I* __restrict__ ro
 }
 
 // spla_push_long_chunks (k == 1): the long input columns of spla_push, cut by the backend exactly as
-// veCSC's long columns (vecsc_long_split of R's colptr: chunks of at most CHUNK consecutive entries
-// [chunk_begin[q], chunk_end[q]) of column long_cols[chunk_col[q]]).  One warp per chunk (grid-stride
-// by global warp id: warp-uniform, every warp full): it reads x = u[i] of the chunk's input i and
-// leaves when x is the identity (nothing else read); lane l walks entries begin + l, + 32, ... and
-// updates t[j] where computed, as spla_push.
+// veCSC's long columns (vecsc_long_split of R's colptr with the tuning's push_long and push_chunk:
+// chunks of at most push_chunk consecutive entries [chunk_begin[q], chunk_end[q]) of column
+// long_cols[chunk_col[q]]).  One warp per chunk (grid-stride by global warp id: warp-uniform, every
+// warp full): it reads x = u[i] of the chunk's input i and leaves when x is the identity (nothing
+// else read); lane l walks entries begin + l, + 32, ... and updates t[j] where computed, as
+// spla_push.
 //   chunk_col (nchunks,) int; chunk_begin, chunk_end (nchunks,) I; long_cols (nlong,) I; rowidx, vals,
 //   u, t, mask as spla_push with k == 1.
 template <class Add, class Mul, class T, class I, bool PATTERN>

@@ -8,7 +8,7 @@
 // Inputs: rowidx, colidx (nnz,) I, vals (nnz,) T (unread if PATTERN), u (nrows*k,) T, the mask
 //   (reduce.cuh).
 // Output: t (ncols*k,) T, ADDed into atomically; spla_merge (merge.cuh) merges it into out where t is
-//   not y itself (gpu.py's _atomic_target).
+//   not y itself (atomic_target in spla/backends/gpu/launch.py).
 // Templates: Add, Mul (functors.cuh); T, the domain; I, int or long long; PATTERN.
 // Host guarantees: colidx is sorted (the CSC order); t holds ADD's identity beforehand, or is y
 //   itself where ADD is the accumulator; gridDim.x * blockDim.x is a multiple of 32; ADD has an

@@ -22,9 +22,9 @@
 
 #include "reduce.cuh"
 
-// Resident blocks per SM asked of ptxas for the masked tiles (0: no __launch_bounds__): 5 gives 48
-// registers instead of 60 (24 bytes spilled), so 40 warps per SM instead of 32; 6 spills 188 bytes.
-// The measurements behind 5: docs/kernels.md, "scCSC tiles" (benchmarks/probes/probe_tuning.py).
+// Resident blocks per SM asked of ptxas for the masked tiles (0: no __launch_bounds__): 5 trades a
+// few spilled bytes for more warps per SM; 6 spills more and is slower.  The measurements behind 5:
+// docs/kernels.md, "scCSC tiles" (benchmarks/probes/probe_tuning.py).
 #ifndef SPLA_TILE_MIN_BLOCKS
 #define SPLA_TILE_MIN_BLOCKS 5
 #endif

@@ -79,9 +79,10 @@ __global__ void spla_vecsc(const I* __restrict__ colptr, const I* __restrict__ r
 }
 
 // ================================================================================================
-// veCSC long-column split (k == 1).  The backend cuts every column with more than LONG entries into
-// chunks of at most CHUNK consecutive entries [chunk_begin[q], chunk_end[q]) of column
-// long_cols[chunk_col[q]]; the main spla_vecsc skips those columns when computed (long_len), then:
+// veCSC long-column split (k == 1).  The backend cuts every column with more than long_len entries
+// (the tuning's long * G / 32) into chunks of at most the tuning's chunk consecutive entries
+// [chunk_begin[q], chunk_end[q]) of column long_cols[chunk_col[q]]; the main spla_vecsc skips those
+// columns when computed (long_len), then:
 //
 // spla_vecsc_long_chunks: a warp per group of per_warp consecutive chunks (grid-stride over groups by
 //   global warp id, so the loop is warp-uniform; blockDim.x a multiple of 32, so every warp is full).

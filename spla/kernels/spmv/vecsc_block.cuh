@@ -26,8 +26,8 @@
 #include "reduce.cuh"
 #include "atomics.cuh"
 
-// Resident blocks per SM asked of ptxas for the row-piece kernels (__launch_bounds__): at most 40
-// registers, so 48 warps are in flight per SM instead of 40 (docs/kernels.md, "veCSC").
+// Resident blocks per SM asked of ptxas for the row-piece kernels (__launch_bounds__): fewer
+// registers a thread, so more warps in flight per SM (the figures: docs/kernels.md, "veCSC").
 // spla_listed_chunks carries no such bound: bounded, it spills.
 #ifndef SPLA_ROWS_MIN_BLOCKS
 #define SPLA_ROWS_MIN_BLOCKS 6
@@ -214,10 +214,10 @@ __global__ void __launch_bounds__(SPLA_BLOCK, SPLA_ROWS_MIN_BLOCKS) spla_vecsc_r
 // ================================================================================================
 // veCSC, block of k vectors in 16-byte row pieces over length-sorted work items ("rows, items"): what
 // runs instead of spla_vecsc_rows where the backend cuts long columns into chunks (a column of more
-// than ROWS_LONG entries, and the output semantics allow ADDs into y: _adds_into_y).  Every column is
-// cut into items of at most CHUNK consecutive entries [item_begin[q], item_end[q]) (an empty column
-// is one empty item), sorted longest first, so that the groups of a round reduce about equally long
-// items and the short tails come last.
+// than the tuning's rows_long entries, and the output semantics allow ADDs into y: adds_into_y).
+// Every column is cut into items of at most rows_chunk (or rows_heavy_chunk) consecutive entries
+// [item_begin[q], item_end[q]) (an empty column is one empty item), sorted longest first, so that
+// the groups of a round reduce about equally long items and the short tails come last.
 // Thread mapping: a block takes the next round of blockDim.x / L items from an atomic counter; group
 // q of L lanes reduces item round * (blockDim.x / L) + q, lane g its pieces pc = g, g + L, ... exactly
 // as spla_vecsc_rows does (spla_piece_reduce), then

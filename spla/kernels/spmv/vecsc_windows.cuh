@@ -83,7 +83,7 @@
 // (a in the low half): part0 keeps the top 8 significant bits (the high half of the float's bits), part1
 // the next 8 of what is left, part2 the rest.  Each subtraction is exact (same sign and exponent), and
 // part0 + part1 + part2 == the float for every finite float that is 0 or at least 2^-100 in magnitude
-// (spla_windows_bad); split_bf16x3 in gpu.py is the NumPy twin.
+// (spla_windows_bad); split_bf16x3 in spla/backends/gpu/windows.py is the NumPy twin.
 SPLA_DEV void spla_split_bf16x3(float a, float b, unsigned int& p0, unsigned int& p1, unsigned int& p2)
 {
     const float ar = a - __uint_as_float(__float_as_uint(a) & 0xffff0000u);
