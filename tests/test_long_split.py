@@ -1,4 +1,4 @@
-"""The long-column split of the GPU kernels (spla.backends.gpu.vecsc_long_split), built with NumPy:
+"""The long-column split of the GPU kernels (spla.backends.gpu.layouts.vecsc_long_split), built with NumPy:
 the index arrays the chunk kernels walk, against a loop over the columns.  The GPU tests check the
 kernels that read them; this runs everywhere (CI has no GPU)."""
 

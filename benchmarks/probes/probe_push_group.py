@@ -3,7 +3,7 @@
     PYTHONPATH=. python -m benchmarks.probes.probe_push_group [--graphs a,b,...] [--arcs 1e3,1e4,...] [--out DIR]
 
 push walks the rows of the inputs that are not the identity, a group of G lanes per input
-(spla.backends.gpu.push_group_size: the smallest power of two >= the mean row length, in [2, 32];
+(spla.backends.gpu.launch.push_group_size: the smallest power of two >= the mean row length, in [2, 32];
 the tunable vecsc_group, when set, fixes G for push as for veCSC).  The rule rests on this probe.
 For each graph and frontier size (random vertices until their out-arcs reach --arcs),
 betweenness's forward step y<!reached> += x +.first A (float64, accum plus, half of the vertices
