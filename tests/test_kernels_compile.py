@@ -280,3 +280,17 @@ def test_nvrtc_compiles_sample_modules():
     names = list(gpu.frontier_name_expressions(np.int32, np.int32).values())
     lowered = _nvrtc_compile(lib, cuda_source.load(gpu.FRONTIER_SOURCE), names)
     assert len(set(lowered.values())) == len(names)
+
+
+def test_defines_keep_their_modules_apart():
+    """Kernels compiled under compile.defines(...) get the macros and never share a module with the
+    default options; the default returns when the block ends."""
+    args = ("plus", "times", np.dtype(np.float32).str, np.dtype(np.int32).str, True, 0)
+    plain = gpu.spmv_module(*args, gpu.current_defines())
+    with gpu.defines(SPLA_GROUP_SHORT=0, SPLA_TILE_R=4):
+        extra = gpu.current_defines()
+        assert extra == ("-DSPLA_GROUP_SHORT=0", "-DSPLA_TILE_R=4")
+        changed = gpu.spmv_module(*args, extra)
+    assert gpu.current_defines() == ()
+    assert changed is not plain and gpu.spmv_module(*args, ()) is plain
+    assert plain.options == gpu.NVRTC_OPTIONS and changed.options == gpu.NVRTC_OPTIONS + extra

@@ -677,3 +677,46 @@ def test_package_docstring_example_runs():
     import doctest
 
     assert doctest.testmod(spla, verbose=False).failed == 0
+
+
+def test_cache_gateway_builds_once_and_drops_by_name():
+    from spla.matrix import CACHE_KEYS, declare_cache
+
+    name = declare_cache("test_gateway", "a value the gateway test builds")
+    assert declare_cache("test_gateway", "a value the gateway test builds") == name  # the same declaration
+    with pytest.raises(ValueError, match="declared already"):
+        declare_cache("test_gateway", "something else")
+    assert CACHE_KEYS[name] == "a value the gateway test builds"
+    A = spla.Matrix.from_edges([0, 1], [1, 2], values=[2.0, 3.0], device="cpu")  # valued: pattern() is cached
+    calls = []
+
+    def build():
+        calls.append(1)
+        return len(calls)
+
+    assert A.cached((name, 1), build) == 1 and A.cached((name, 1), build) == 1
+    assert A.cached((name, 2), build) == 2 and A.peek_cached((name, 2)) == 2
+    assert A.peek_cached((name, 3), "none") == "none" and len(calls) == 2
+    P = A.pattern()
+    A.drop_cached(name)
+    assert A.peek_cached((name, 1)) is None and A.pattern() is P  # only that name's entries went
+    A.drop_cached()
+    assert A.pattern() is not P  # everything went
+    with pytest.raises(KeyError, match="not declared"):
+        A.cached(("undeclared_key", 1), build)
+    with pytest.raises(KeyError, match="not declared"):
+        A.drop_cached("undeclared_key")
+
+
+def test_format_arrays_are_read_only_and_the_callers_stay_writeable():
+    colptr = np.array([0, 1, 2], dtype=np.int32)
+    rowidx = np.array([1, 0], dtype=np.int32)
+    values = np.array([2.0, 3.0])
+    A = spla.Matrix(colptr, rowidx, values, (2, 2), device="cpu")
+    for name in ("colptr", "rowidx", "values"):
+        with pytest.raises(AttributeError):
+            setattr(A, name, None)
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(A, name)[0] = 1
+    assert colptr.flags.writeable and rowidx.flags.writeable and values.flags.writeable
+    assert A.colptr.base is colptr  # a view, no copy
