@@ -48,7 +48,8 @@ i64, i32 = np.int64, np.int32
 class Product:
     """One product's operands and settings, as every variant reads them.
 
-    :func:`vxm` fills every slot but the last five, which the launch sets for the DEBUG line.  A
+    :func:`vxm` fills the operands and settings; ``__init__`` gives the slots a launch may change
+    (worklist, count, chunk; and variant, grid, block, listed for the DEBUG line) their defaults.  A
     product is made on every call, so it is a plain record with slots: no keyword matching, no
     instance dict."""
 
