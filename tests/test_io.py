@@ -436,6 +436,22 @@ def test_space_separated_quoted_fields_keep_apostrophes_and_backslashes(tmp_path
     assert g.labels.tolist() == ["New York", "O'Brien", "C:\\dir"]
 
 
+@pytest.mark.parametrize("data", [b"caf\xe9 a\ncaf\\xe9 b\n", b"caf\xe9,a\ncaf\\xe9,b\n",
+                                  b'"caf\xe9",a\n"caf\\xe9",b\n', b'"caf\xe9" a\n"caf\\xe9" b\n',
+                                  b'"caf\xe9","a b"\n"caf\\xe9",b\n\xff\xfe,"x\xe9"\n'],
+                         ids=["whitespace", "csv", "quoted-csv", "quoted-whitespace", "quoted-csv-more"])
+def test_labels_that_are_not_utf8_stay_apart_and_keep_their_bytes(tmp_path, data):
+    """The byte 0xE9 and the four characters \\xe9 are two vertices (the quoted readers made them one),
+    and each label encodes back to the file's bytes (surrogateescape)."""
+    p = tmp_path / "g.csv"
+    p.write_bytes(data)
+    for read in (read_graph, read_graph_reference):
+        g = read(p)
+        raw = [s.encode("utf-8", "surrogateescape") for s in g.labels.tolist()]
+        assert raw[:4] == [b"caf\xe9", b"a" if b"a b" not in data else b"a b", b"caf\\xe9", b"b"], raw
+        assert g.n == len(set(raw)) == (6 if b"\xff" in data else 4)
+
+
 @pytest.mark.parametrize("name, text", [("g.txt", '"abc"\nx,y\n'), ("h.txt", '"abc"\n"x" "y"\n'),
                                         ("i.csv", '"abc"\n"x","y"\n')])
 def test_quoted_one_field_first_row_is_refused(tmp_path, name, text):

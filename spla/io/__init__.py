@@ -45,7 +45,9 @@ reporting and rare fallbacks (malformed quoting, Unicode spaces around fields) l
 Python, with the ``csv`` and ``shlex`` modules.
 
 Graph files are text (ASCII or UTF-8, with or without a byte order mark); a NUL byte, as in
-UTF-16 text or binary data, is refused.
+UTF-16 text or binary data, is refused.  A string label's bytes that are not UTF-8 (a Latin-1
+export) are decoded with ``surrogateescape``: each byte string stays its own vertex, and
+``label.encode("utf-8", "surrogateescape")`` gives the file's bytes back.
 
 Errors are :class:`GraphFormatError` (a ``ValueError``) whose message names the file and,
 where one is to blame, the line: ``graph.mtx:7: expected 3 fields 'row column value' for

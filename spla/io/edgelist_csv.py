@@ -29,9 +29,8 @@ def read_edgelist_csv(raw: bytes, path, is_directed, reason, header) -> GraphDat
     Gives what :func:`read_edgelist_csv_per_line` gives, graph or error: the fields come from
     :func:`split_fields`, or from the per-line reader itself for the files that function leaves to it.
     """
-    text = raw.decode("utf-8", "backslashreplace")
-    data = raw if raw.isascii() else text.encode("utf-8")  # invalid bytes as the per-line reader reads them
-    fields = split_fields(data, text, path)
+    text = raw.decode("utf-8", "surrogateescape")  # bytes that are not UTF-8 kept (spla.io.labels)
+    fields = split_fields(raw, text, path)
     if fields is None:
         return read_edgelist_csv_per_line(raw, path, is_directed, reason, header)
     return _edgelist_from_fields(fields, path, is_directed, reason, header)
@@ -170,7 +169,7 @@ def read_edgelist_csv_per_line(raw: bytes, path, is_directed, reason, header) ->
     The delimiter is a comma, else a tab, else whitespace (each line split, quotes kept), as
     the first data row has them outside quotes; comments as the tokeniser reads them.
     """
-    text = strip_comments(raw.decode("utf-8", "backslashreplace"))
+    text = strip_comments(raw.decode("utf-8", "surrogateescape"))
     lines_list = text.split("\n")
     sample = next((ln for ln in lines_list if ln.strip()), "")
     sample = re.sub(r'"[^"]*"?', "", sample)  # a comma inside quotes is no delimiter
@@ -256,7 +255,7 @@ def read_edgelist_csv_per_line(raw: bytes, path, is_directed, reason, header) ->
         i, odd = next((i, f) for i, r in enumerate(rows) for f in r[:2] if not plain_int(f))
         notes.append(f"vertex labels read as text, in order of first appearance: {odd!r} "
                      f"(line {where[i]}) is not written as a plain integer")
-    both = [f.encode("utf-8", "backslashreplace") for r in rows for f in r[:2]]
+    both = [f.encode("utf-8", "surrogateescape") for r in rows for f in r[:2]]  # the file's bytes
     # fixed-width bytes, which NumPy sorts without calling Python's comparison of objects (no NUL
     # byte to lose: files._check_text), unless a few very long labels would make a huge matrix
     # (as Tokens.strings)

@@ -132,9 +132,9 @@ class Fields:
 
 
 def split_fields(data: bytes, text: str, path):
-    """Split ``data`` (UTF-8, no NUL) into :class:`Fields` exactly as the per-line reader does, with
-    NumPy instead of a loop over lines; None when it cannot be sure to (the caller then reads the
-    file line by line).
+    """Split ``data`` (the file's bytes, no NUL; ``text``: their decoding with ``surrogateescape``)
+    into :class:`Fields` exactly as the per-line reader does, with NumPy instead of a loop over
+    lines; None when it cannot be sure to (the caller then reads the file line by line).
 
     Both readers first cut every line at its comment (a '#' or '%' that starts a field outside
     double quotes) and take the delimiter from the first non-blank line.  This one accepts:
@@ -193,14 +193,14 @@ def split_fields(data: bytes, text: str, path):
     sls = _lstrip_at(arr, data, ls, le, _BLANK, _BLANKS)
     sle = _rstrip_at(arr, data, sls, le, _BLANK, _BLANKS)
     filled = np.flatnonzero(sle > sls)
-    sample = data[ls[filled[0]]:le[filled[0]]].decode("utf-8") if filled.size else ""
+    sample = data[ls[filled[0]]:le[filled[0]]].decode("utf-8", "surrogateescape") if filled.size else ""
     sample = re.sub(r'"[^"]*"?', "", sample)
     delim = "," if "," in sample else ("\t" if "\t" in sample else None)
 
     if delim is None:
         if odd.size:
             i = int(odd[0])
-            ln = data[ls[i]:le[i]].decode("utf-8")
+            ln = data[ls[i]:le[i]].decode("utf-8", "surrogateescape")
             raise GraphFormatError(f"{path}:{i + 1}: cannot split the line (No closing quotation): {snippet(ln)}")
         si = np.flatnonzero((code == 32) | (code == 9) | (code == 13))  # _SHLEX_SPACE
         starts, ends = sls, sle

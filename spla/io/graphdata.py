@@ -42,7 +42,7 @@ class GraphData:
     labels : array (n,)
         The file's vertex label of each compact id: int64 1..n for Matrix Market and METIS,
         the integer labels in increasing order or the string labels in order of first
-        appearance for edge lists.
+        appearance for edge lists (bytes that are not UTF-8 decoded with ``surrogateescape``).
     directed : bool
         The decision made, and ``directed_reason`` says why.
     self_loops : int

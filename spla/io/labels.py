@@ -5,6 +5,11 @@
 * String labels are numbered in order of first appearance, reading the file row by row, source
   before target (:func:`compact_strings`); they are grouped by a 64-bit key of their bytes, and
   a key shared by two different labels is caught and settled by ``np.unique``.
+
+String labels are text decoded from UTF-8 with ``surrogateescape``: a byte that is not UTF-8
+(``caf\\xe9`` in Latin-1) becomes a lone surrogate (U+DCE9), which no valid text has, so two
+different labels stay two different strings, and ``label.encode("utf-8", "surrogateescape")``
+gives back the file's bytes (the ``spla`` command writes them so).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def compact_strings(both, w, path, is_directed, reason, lines, notes, *, group=N
     """Compact string labels (bytes, interleaved src0, dst0, src1, ...) in first-appearance order,
     grouping them with ``group`` (default :func:`_first_appearance`: a 64-bit key of their bytes)."""
     ids, firsts = (group or _first_appearance)(both)
-    labels = np.array([b.decode("utf-8", "backslashreplace") for b in both[firsts].tolist()], dtype=object)
+    labels = np.array([b.decode("utf-8", "surrogateescape") for b in both[firsts].tolist()], dtype=object)
     labels = labels.astype(str) if labels.size else np.zeros(0, dtype=str)
     src, dst = ids[0::2].copy(), ids[1::2].copy()
     return GraphData(src, dst, w, int(labels.size), labels, is_directed, reason, self_loop_count(src, dst),

@@ -90,7 +90,8 @@ class Tokens:
         return f"{self.path}:{line + 1}"
 
     def token(self, t: int) -> str:
-        return self.raw[self.ts[t]:self.te[t]].decode("utf-8", "replace")
+        """Token ``t`` as text, a byte that is not UTF-8 kept as the labels keep it (:mod:`spla.io.labels`)."""
+        return self.raw[self.ts[t]:self.te[t]].decode("utf-8", "surrogateescape")
 
     # -- comments
     def comment_free(self, chars: bytes) -> np.ndarray:
