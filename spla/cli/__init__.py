@@ -8,12 +8,16 @@ See ``docs/cli.md`` for the options and examples.
 
 Conventions
 -----------
-* Results go to ``--out FILE`` (CSV, or TSV for ``.tsv``/``.tab``; ``.gz`` compresses) or
-  to stdout as CSV: one row per vertex, labelled with the file's own vertex ids.  A file
-  is written under a temporary name in the same directory and renamed when complete,
-  so a failure or Ctrl-C never leaves a truncated file or clobbers an existing one.
+* Results go to ``--out FILE`` (CSV; TSV for ``.tsv``/``.tab``/``.txt``; ``.gz`` compresses;
+  Parquet for ``.parquet``; any other name is refused) or to stdout as CSV (``--out -``, or no
+  ``--out`` when stdout is not a terminal: on a terminal a line says how to get the rows): one
+  row per vertex, labelled with the file's own vertex ids, byte for byte.  A file is written
+  under a temporary name in the same directory, made before computing and renamed when
+  complete, so a failure or Ctrl-C never leaves a truncated file or clobbers an existing one.
+  The input graph file and the package's data folder (the bundled graph's) are never written.
 * Everything else (graph size, directedness and why, device, kernel and why, timings,
-  top-N tables, correlations, progress bars) goes to stderr.
+  top-N tables, correlations, progress bars) goes to stderr.  Labels and file names reach a
+  terminal with their non-printable characters escaped (:mod:`.text`).
 * Bad input gets one line ``spla: error: ...`` on stderr and exit status 2; PageRank that
   does not converge within ``--max-iter`` exits 3; Ctrl-C exits with 130, SIGTERM with 143; an unexpected
   failure prints ``spla: internal error: ...`` and exits 1 (``SPLA_DEBUG=1`` shows its
@@ -28,7 +32,7 @@ Modules: :mod:`.args` (the parser), :mod:`.measures` (the registry of measures),
 :mod:`.commands` (centrality and info), :mod:`.inputs` (the graph and the device),
 :mod:`.output` (--out and the table), :mod:`.report` (stderr report, top-N tables,
 correlations), :mod:`.memory` (info's memory estimates), :mod:`.progress` (the bar),
-:mod:`.errors` (exit statuses).
+:mod:`.text` (escaping for the terminal), :mod:`.errors` (exit statuses).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from .measures import MEASURES, parse_measures
 from .memory import estimate_device_memory
 from .output import write_table
 from .progress import ProgressBar
+from .text import escape
 
 __all__ = ["main", "MEASURES", "bundled_graph", "estimate_device_memory", "ProgressBar", "UsageError",
            "parse_measures", "write_table", "build_parser"]
@@ -58,9 +63,9 @@ __all__ = ["main", "MEASURES", "bundled_graph", "estimate_device_memory", "Progr
 
 def _error(message: str):
     text = " ".join(str(message).split())  # one line
-    # control bytes from a binary file would reach the terminal: show them escaped
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    print(f"spla: error: {text}", file=sys.stderr, flush=True)
+    # control bytes from a binary file would reach the terminal: show them escaped (messages quote
+    # labels with repr, which doubles their backslashes already)
+    print(f"spla: error: {escape(text, backslashes=False)}", file=sys.stderr, flush=True)
 
 
 class _Terminated(BaseException):

@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kernel", type=_kernel, default="auto", metavar="{" + ",".join(KERNEL_CHOICES) + "}",
                    help="GPU product kernel (default auto: chosen from the scale-free metric, and push or pull per BFS level)")
     c.add_argument("--out", default=None, metavar="FILE",
-                   help="write the table here (.csv, .tsv or .tab; .gz compresses; - is stdout) instead of stdout")
+                   help="write the table here: .csv, .tsv/.tab/.txt (tab-separated), .gz compresses them; .parquet "
+                        "(pip install \"spla[parquet]\"); - is stdout (default: stdout, unless it is a terminal)")
     c.add_argument("--top", type=int, default=10, metavar="N", help="top-N table per measure on stderr "
                                                                      "(default 10, 0: none)")
     c.add_argument("--correlations", action="store_true",

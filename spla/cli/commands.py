@@ -17,15 +17,19 @@ from spla.algorithms.degree import degree_parts
 from spla.io import GraphFormatError, check_weights
 
 from .errors import EXIT_OK, UsageError
-from .inputs import load_graph, resolve_device
+from .inputs import BUNDLED_FILE, bundled_graph, data_folder, load_graph, resolve_device
 from .measures import MEASURES, parse_measures
 from .memory import estimate_device_memory, human_bytes
-from .output import check_output_path, write_table
+from .output import TableOutput, check_output_path
 from .progress import ProgressBar
 from .report import (Reporter, correlation_lines, count, directed_text, kernel_text, loops_text, size_text,
                      top_table)
+from .text import escape
 
 __all__ = ["cmd_centrality", "cmd_info", "COMMANDS"]
+
+#: the --out names the terminal note suggests
+TABLE_EXTENSIONS = ".csv, .tsv, .txt, .parquet; .gz compresses text"
 
 
 def _call(fn, A, **kwargs):
@@ -61,9 +65,38 @@ def cmd_centrality(args) -> int:
         raise UsageError(f"--tol must be a positive number, got {args.tol}")
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
-    if args.out == "-":
-        args.out = None  # stdout
-    check_output_path(args.out, None if args.graph in (None, "-") else args.graph)
+    out = None if args.out == "-" else args.out  # None: stdout
+    _check_out(args, out)
+    # no --out, on a terminal: the report and the top-N tables, not thousands of rows (--out - prints
+    # them; with --quiet they are all there is to show)
+    terminal = _stdout_is_terminal()
+    hold = args.out is None and terminal and not args.quiet
+    with TableOutput(out) as table:  # a regular file's temporary file: made now, removed on any failure
+        return _centrality(args, measures, table, hold, terminal)
+
+
+def _stdout_is_terminal() -> bool:
+    """Whether stdout is a terminal (not a pipe, a file, or a test's capture)."""
+    isatty = getattr(sys.stdout, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed
+        return False
+
+
+def _check_out(args, out):
+    """check_output_path for --out, with the input file it may not replace: GRAPH, or the bundled graph
+    (and no file of the package's data folder, where that lives)."""
+    if args.graph is None:
+        with bundled_graph() as path:
+            check_output_path(out, path, graph_name=f"{BUNDLED_FILE} (the bundled graph, used when no GRAPH is "
+                                                    f"given)", protected=data_folder())
+    else:
+        check_output_path(out, None if args.graph == "-" else args.graph, protected=data_folder())
+
+
+def _centrality(args, measures, table, hold, terminal) -> int:
+    """The rest of ``spla centrality``, once the output is prepared: read, compute, write, report."""
     device = resolve_device(args.device)
     say = Reporter(args.quiet, hold=True)
     if (args.samples is not None or args.seed is not None) and "bc" not in measures:
@@ -131,9 +164,13 @@ def cmd_centrality(args) -> int:
         results[key] = values
         say(f"{key:<12}{timings[key]:8.3f} s")
 
-    write_table(args.out, ["vertex", *measures], [g.labels, *(results[k] for k in measures)])
-    if args.out is not None:
-        say(f"wrote       {args.out} ({count(g.n, 'rows')})")
+    if hold:
+        say(f"table       not printed on a terminal ({count(g.n, 'rows')}): --out FILE writes it "
+            f"({TABLE_EXTENSIONS}), --out - or a pipe prints it as CSV")
+    else:
+        table.write(["vertex", *measures], [g.labels, *(results[k] for k in measures)], terminal=terminal)
+        if table.out is not None:
+            say(f"wrote       {table.out} ({count(g.n, 'rows')})")
     if args.top:
         for key in measures:
             say()
@@ -151,7 +188,9 @@ def cmd_centrality(args) -> int:
 
 def cmd_info(args) -> int:
     """``spla info``: size, directedness, degrees, kernel choice, BFS depth, memory estimates."""
-    out = print  # info's report is its output: stdout
+    def out(text):  # info's report is its output: stdout (a file's name, a label shown escaped)
+        print(escape(text, backslashes=False))
+
     device = resolve_device(args.device)
     g, name, description = load_graph(args, lambda text="": None)
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
@@ -189,7 +228,10 @@ def cmd_info(args) -> int:
         out(f"{'in-degree':<19}max {int(deg_in.max()):,}, mean {deg_in.mean():.3f}, std {deg_in.std():.3f}"
             f"{loop_note}")
     out(f"scale-free metric  {spla.scale_free_metric(A):.6g}")
-    out(f"kernel             {kernel_text(A, 'auto')}")
+    out(f"kernel             {kernel_text(A)}")
+    if not A.device.startswith("gpu"):
+        name, why = spla.choose_kernel(A)
+        out(f"kernel on a GPU    {name} ({why})")
     out(f"device             {A.device}")
 
     src = int(np.argmax(deg_out))
@@ -199,7 +241,7 @@ def cmd_info(args) -> int:
     depth = int(levels.max())
     reached = int((levels >= 0).sum())
     bound = f"; the diameter of its component is between {depth} and {2 * depth}" if not g.directed else ""
-    out(f"BFS depth          {depth} levels from vertex {g.labels[src]} (max {label} {int(deg_out[src]):,}), "
+    out(f"BFS depth          {depth} levels from vertex {escape(g.labels[src])} (max {label} {int(deg_out[src]):,}), "
         f"reaching {reached:,} of {g.n:,} vertices{bound} ({dt:.3f} s)")
     out("device memory (estimates; the batch sizes adapt to the free memory):")
     est = estimate_device_memory(g.n, A.nnz, directed=g.directed, weighted=g.weights is not None)

@@ -4,6 +4,7 @@ it computes on."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 from spla.device import resolve
@@ -11,7 +12,8 @@ from spla.io import read_graph
 
 from .errors import UsageError
 
-__all__ = ["BUNDLED_FILE", "BUNDLED_DESCRIPTION", "bundled_graph", "graph_path", "load_graph", "resolve_device"]
+__all__ = ["BUNDLED_FILE", "BUNDLED_DESCRIPTION", "bundled_graph", "data_folder", "graph_path", "load_graph",
+           "resolve_device"]
 
 #: the graph used when no GRAPH is given (in the installed package's data/ folder)
 BUNDLED_FILE = "power.graph.gz"
@@ -26,6 +28,15 @@ def bundled_graph():
     ref = resources.files("spla").joinpath("data").joinpath(BUNDLED_FILE)
     with resources.as_file(ref) as path:
         yield path
+
+
+def data_folder():
+    """The folder of the installed package's data (the bundled graph) on the file system, or None
+    when the package is not a folder of files (a zip): ``--out`` may not write there."""
+    from importlib import resources
+
+    ref = resources.files("spla").joinpath("data")
+    return os.fspath(ref) if isinstance(ref, os.PathLike) and os.path.isdir(ref) else None
 
 
 @contextlib.contextmanager

@@ -14,13 +14,16 @@ import spla
 from spla.algorithms import rank_correlation
 
 from .measures import MEASURES
+from .text import escape
 
 __all__ = ["Reporter", "top_table", "correlation_lines", "directed_text", "count", "size_text", "loops_text",
-           "kernel_text"]
+           "kernel_choice", "kernel_text"]
 
 
 class Reporter:
     """stderr messages, silenced by --quiet (errors are printed by main regardless).
+
+    Non-printable characters (of a file name, say) are printed escaped (:func:`~spla.cli.text.escape`).
 
     While ``hold`` is set, messages are kept back, so that bad input found while the graph
     is read and checked gives exactly one line (the error); :meth:`release` prints them.
@@ -36,7 +39,7 @@ class Reporter:
         if self.held is not None:
             self.held.append(text)
         else:
-            print(text, file=sys.stderr, flush=True)
+            print(escape(text, backslashes=False), file=sys.stderr, flush=True)
 
     def release(self):
         held, self.held = self.held or [], None
@@ -73,7 +76,7 @@ def top_table(key, values, labels, top, reach=None) -> list:
     else:
         order = ranked[np.lexsort((value_key, -np.asarray(reach)[ranked]))]
     order = order[:top]
-    lab = [str(labels[i]) for i in order]
+    lab = [escape(labels[i]) for i in order]  # printed: escape sequences in a label must not run
     text = [_fmt_value(vals[i]) for i in order]
     width = max([len("vertex")] + [len(s) for s in lab])
     how = "" if m.higher_first else "; smallest first"
@@ -169,10 +172,26 @@ def loops_text(k: int, measures, counted) -> str:
     return text
 
 
-def kernel_text(A, requested) -> str:
-    if requested != "auto":
-        return f"{requested} (requested with --kernel)"
-    name, why = spla.choose_kernel(A)
+#: what the CPU backend (spla/backends/cpu.py) runs for every product: it has no kernels to choose from
+CPU_PRODUCTS = ("NumPy/SciPy", "CPU backend: SciPy's sparse product for the arithmetic (plus) semirings, NumPy "
+                               "gathers and segment reductions for the others")
+
+
+def kernel_choice(A, requested="auto") -> tuple:
+    """(kernel, why) of the products on A's device, the one source of the report's kernel line: on a
+    GPU the kernel ``requested`` with --kernel, else ``spla.choose_kernel``'s; on the CPU what its
+    backend runs."""
     if A.device.startswith("gpu"):
-        return f"{name} ({why})"
-    return f"{name} on a GPU ({why}); the CPU backend has no kernel choice"
+        if requested != "auto":
+            return requested, "requested with --kernel"
+        return spla.choose_kernel(A)
+    name, why = CPU_PRODUCTS
+    if requested != "auto":
+        why += f"; --kernel {requested} selects a GPU kernel and does not apply"
+    return name, why
+
+
+def kernel_text(A, requested="auto") -> str:
+    """The report's kernel line: ``kernel (why)`` of :func:`kernel_choice`."""
+    name, why = kernel_choice(A, requested)
+    return f"{name} ({why})"
