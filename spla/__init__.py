@@ -19,6 +19,7 @@ from .errors import (
     DeviceMismatch,
     DimensionMismatch,
     DomainMismatch,
+    InsufficientMemory,
     InvalidGraph,
     KernelUnavailable,
     NoGPUError,
@@ -39,5 +40,5 @@ __all__ = [
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
     "select", "apply_arcs", "memory",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
-    "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InvalidGraph", "ConvergenceError",
+    "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",
 ]

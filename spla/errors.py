@@ -36,7 +36,23 @@ class NoGPUError(SplaError, RuntimeError):
 
 
 class DeviceMemoryError(SplaError, MemoryError):
-    """Even the smallest unit of work does not fit in device memory."""
+    """Even the smallest unit of work does not fit in a device's memory (the host's for "cpu")."""
+
+
+class InsufficientMemory(DeviceMemoryError):
+    """A size that a caller or a file announces (a matrix's n, a Matrix Market size line, a METIS
+    header) needs more memory than the device has available: refused before anything is allocated
+    (:func:`spla.memory.require`).
+
+    The message names the size, the bytes needed, the bytes available and what to do; ``needed``
+    (int) and ``available`` (int, or None where the available memory is unknown and an allocation
+    failed) are the byte counts, ``device`` the device ("cpu" is the host's memory)."""
+
+    def __init__(self, message, *, needed=None, available=None, device=None):
+        super().__init__(message)
+        self.needed = needed
+        self.available = available
+        self.device = device
 
 
 class InvalidGraph(SplaError, ValueError):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from spla.memory import human_bytes
+
 __all__ = ["estimate_device_memory", "human_bytes"]
 
 
@@ -50,11 +52,3 @@ def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool =
                        + f"{human_bytes(5 * 8 * n)} vectors")
     out["degree"] = (csc + 3 * 8 * n, f"matrix {human_bytes(csc)} + {human_bytes(3 * 8 * n)} vectors")
     return out
-
-
-def human_bytes(b: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if b < 1024 or unit == "TiB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1024
-    return f"{b:.1f} TiB"  # pragma: no cover
