@@ -17,6 +17,11 @@ So an unweighted graph costs n + 1 + m words in CSC and 2m + n + 1 once its COOC
 has been built.  Indices are int32 while ``nnz`` and both dimensions are below 2**31,
 int64 beyond: more than 2**31 stored entries work and never overflow silently.
 
+A matrix of n columns holds n + 1 column pointers whatever its entries: the constructors, the
+transpose and :meth:`Matrix.to` check the bytes a size implies against the memory available on the
+device (:func:`spla.memory.require`) and raise :class:`spla.InsufficientMemory` before allocating
+when they do not fit (a caller's n of billions with a handful of edges).
+
 A directed graph's products in both directions (``vxm`` pulls over in-neighbours,
 ``mxv`` over out-neighbours) need the transpose: ``A.T`` is built once and cached
 (another n + 1 + m words).  An undirected graph is symmetric, so ``A.T is A``.
@@ -35,6 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import device as _dev
+from . import memory as _memory
 from .errors import DomainMismatch, InvalidGraph
 from .symmetry import orientation
 
@@ -71,6 +77,28 @@ def _read_only(a):
 def index_dtype(nnz: int, *dims: int):
     """int32 when every index and offset fits, else int64."""
     return np.dtype(np.int32) if max([nnz, *dims], default=0) < INT32_MAX else np.dtype(np.int64)
+
+
+def csc_nbytes(nrows: int, ncols: int, nnz: int, value_itemsize: int = 0) -> int:
+    """Bytes of the CSC arrays of an (nrows, ncols) matrix of ``nnz`` stored entries: ncols + 1 column
+    pointers and nnz row indices of :func:`index_dtype`, and nnz values of ``value_itemsize`` bytes."""
+    idx = index_dtype(nnz, nrows, ncols).itemsize
+    return (ncols + 1) * idx + nnz * (idx + value_itemsize)
+
+
+#: what to do when a matrix's dimension needs more memory than there is
+_SPARSE_IDS = ("a matrix stores a column pointer per vertex whatever its edges: number the vertices that "
+               "occur 0..k-1 (ids, inverse = numpy.unique(numpy.concatenate([src, dst]), return_inverse=True)), "
+               "as spla.io.read_graph does for edge lists")
+
+
+def _entries(nnz: int) -> str:
+    return f"{nnz:,} stored {'entry' if nnz == 1 else 'entries'}"
+
+
+def _require_host(nbytes, what, remedy=_SPARSE_IDS):
+    """Refuse building a matrix whose announced size needs more host memory than is available."""
+    _memory.require(nbytes, "cpu", what=what, remedy=remedy)
 
 
 def _check_directed(directed):
@@ -280,8 +308,15 @@ class Matrix:
     # -------------------------------------------------------------- transpose
     @property
     def T(self) -> "Matrix":
-        """The transpose, computed once and cached (``A.T is A`` for undirected graphs)."""
+        """The transpose, computed once and cached (``A.T is A`` for undirected graphs); built on the host
+        (:class:`spla.InsufficientMemory` before allocating when it does not fit there)."""
         if self._T is None:
+            # the host copy of a GPU matrix, and SciPy's transposed CSC; Matrix.to checks the device's part
+            vsize = 1 if self.values is None else self.values.dtype.itemsize
+            need = csc_nbytes(self.shape[1], self.shape[0], self.nnz, vsize)
+            need += 0 if self.device == "cpu" else self.colptr.nbytes + self.rowidx.nbytes + vsize * self.nnz
+            _require_host(need, f"the transpose of a {self.shape[0]:,} x {self.shape[1]:,} matrix of "
+                                f"{_entries(self.nnz)}", "free host memory (other matrices, Matrix.drop_cached)")
             S = self._to_scipy_csc(values_as_is=True).T.tocsc()
             S.sort_indices()
             t = Matrix._from_sorted_csc(S, pattern=self.is_pattern, directed=self.directed, device=self.device)
@@ -316,10 +351,16 @@ class Matrix:
 
     # -------------------------------------------------------------- moving
     def to(self, device) -> "Matrix":
-        """This matrix on ``device`` ("cpu", "gpu", "gpu:N", "auto"); self when already there."""
+        """This matrix on ``device`` ("cpu", "gpu", "gpu:N", "auto"); self when already there
+        (:class:`spla.InsufficientMemory` before copying when its arrays do not fit there)."""
         device = _dev.resolve(device)
         if device == self.device:
             return self
+        need = self.colptr.nbytes + self.rowidx.nbytes + (0 if self.values is None else self.values.nbytes)
+        _memory.require(need, device, what=f"moving a {self.shape[0]:,} x {self.shape[1]:,} matrix of "
+                                           f"{_entries(self.nnz)} to {device}",
+                        remedy=(f"free memory on {device} (spla.memory.release gives back CuPy's cached blocks) "
+                                "or use device='cpu'") if _dev.is_gpu(device) else "free host memory")
         mv = (lambda a: None if a is None else _dev.to_device(a, device))
         out = Matrix(mv(self.colptr), mv(self.rowidx), mv(self.values), self.shape,
                      directed=self.directed, device=device, _symmetric=self._T is self)
@@ -381,6 +422,7 @@ class Matrix:
             if vals.shape != rowidx.shape:
                 raise InvalidGraph(f"values must have one entry per stored entry ({rowidx.shape[0]}), "
                                    f"got shape {vals.shape}")
+        # no memory check: the caller's arrays hold every size (the transpose checks its own)
         data = np.ones(rowidx.shape[0], dtype=np.bool_) if vals is None else vals
         S = sp.csc_array((data, rowidx, colptr), shape=shape)
         S.sum_duplicates()
@@ -399,6 +441,8 @@ class Matrix:
         mirrored; conflicting values in the two directions raise InvalidGraph).  Entries that are
         explicitly stored zeros are kept as arcs.  Matrices whose stored values are all 1
         (True) are stored pattern-only; a bool matrix with a stored False keeps its values.
+        A shape whose column pointers (with the entries) need more host memory than is available
+        raises :class:`spla.InsufficientMemory` before anything is allocated.
         """
         _check_directed(directed)
         device = _dev.resolve(device)
@@ -417,6 +461,14 @@ class Matrix:
                                    "NumPy array")
             _check_value_dtype(np.float32 if S.dtype == np.float16 else S.dtype, "matrix values")
             S = sp.csc_array(S.astype(np.float32) if S.dtype == np.float16 else S)
+        nrows, ncols = S.shape
+        # the CSC copy (duplicates included until they are summed), and the column pointers of the
+        # transpose the symmetry test compares it with (its entries are not known before)
+        need = csc_nbytes(nrows, ncols, S.nnz, S.dtype.itemsize)
+        need += csc_nbytes(nrows, nrows, 0) if (directed is None or not directed) and nrows == ncols else 0
+        _require_host(need, f"a {nrows:,} x {ncols:,} matrix of {_entries(S.nnz)}",
+                      "a matrix stores a column pointer per column whatever its entries: renumber the rows and "
+                      "columns that hold entries 0..k-1 before building it")
         S = sp.csc_array(S, copy=True)
         _check_value_dtype(S.dtype, "matrix values")
         S.sum_duplicates()
@@ -441,6 +493,10 @@ class Matrix:
         as listed; ``directed=None`` keeps them and calls the graph undirected when the arc
         list is symmetric (pattern and values), as :meth:`from_scipy` does.  ``values=None``
         gives a pattern-only matrix.
+
+        The matrix stores n + 1 column pointers whatever the edges: when n (with the edges) needs more
+        host memory than is available, :class:`spla.InsufficientMemory` is raised before anything is
+        allocated.  Number sparse vertex ids 0..k-1 first (``numpy.unique(..., return_inverse=True)``).
         """
         _check_directed(directed)
         device = _dev.resolve(device)
@@ -466,9 +522,17 @@ class Matrix:
             values = _value_array(values)
             if values.shape != src.shape:
                 raise InvalidGraph(f"values must have one entry per edge ({src.shape[0]}), got shape {values.shape}")
-        if directed is not None and not directed:
+        undirected = directed is not None and not directed
+        loop = src == dst if undirected else None
+        arcs = src.shape[0] + (src.shape[0] - int(np.count_nonzero(loop)) if undirected else 0)
+        # SciPy's CSC of the arcs (duplicates included until they are summed), the arc lists with their
+        # mirrors, and the column pointers of the transpose the symmetry test of directed=None builds
+        need = csc_nbytes(n, n, arcs, 1 if values is None else values.dtype.itemsize)
+        need += (16 * arcs if undirected else 0) + (csc_nbytes(n, n, 0) if directed is None else 0)
+        _require_host(need, f"a graph of n={n:,} vertices and {src.shape[0]:,} "
+                            f"{'edge' if src.shape[0] == 1 else 'edges'}: its matrix")
+        if undirected:
             # undirected: every listed pair and its mirror (a self-loop once)
-            loop = src == dst
             a = np.concatenate([src, dst[~loop]])
             b = np.concatenate([dst, src[~loop]])
             v = None if values is None else np.concatenate([values, values[~loop]])

@@ -200,3 +200,211 @@ def test_host_memory_unknown(tmp_path, monkeypatch):
 def test_host_memory_of_this_machine():
     have = spla.memory.host_available_bytes()
     assert have is None or have > 0
+
+
+# ============================================================================ Matrix constructors
+def test_the_api_refuses_sizes_in_the_billions_before_allocating():
+    """Issue #33: from_edges([0], [1], n=3_000_000_000) was killed at ~22.6 GB resident.  Here in a
+    process whose address space is limited (RLIMIT_AS, which bounds host_available_bytes)."""
+    res = run_limited(f"""
+        import numpy as np, scipy.sparse as sp, spla
+        print(spla.memory.host_available_bytes())
+        def show(call):
+            try:
+                call()
+            except spla.InsufficientMemory as e:
+                print(e)
+                print(e.needed, e.available)
+        show(lambda: spla.Matrix.from_edges([0], [1], n={BILLIONS}, device="cpu"))
+        S = sp.coo_array((np.ones(1), (np.array([0]), np.array([1]))), shape=({BILLIONS}, {BILLIONS}))
+        show(lambda: spla.Matrix.from_scipy(S, device="cpu"))
+        # a tall matrix's arrays are small; its transpose has a column pointer per row
+        A = spla.Matrix.from_csc(np.array([0, 1]), np.array([{BILLIONS} - 1]), None, ({BILLIONS}, 1), device="cpu")
+        show(lambda: A.T)
+    """)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    have, *lines = res.stdout.strip().split("\n")
+    assert 0 < int(have) < LIMIT
+    assert len(lines) == 6, res.stdout
+    starts = ["a graph of n=3,000,000,000 vertices and 1 edge: its matrix needs at least 22.4 GiB",
+              "a 3,000,000,000 x 3,000,000,000 matrix of 1 stored entry needs at least",
+              "the transpose of a 3,000,000,000 x 1 matrix of 1 stored entry needs at least"]
+    for start, message, numbers in zip(starts, lines[0::2], lines[1::2]):
+        assert message.startswith(start), message
+        needed, available = needed_and_available(message)
+        assert [needed, available] == [int(x) for x in numbers.split()]
+        assert needed >= (BILLIONS + 1) * 8 and available < LIMIT
+    assert "numpy.unique" in lines[0] and "0..k-1" in lines[0]  # from_edges' remedy: compact the ids
+
+
+@pytest.mark.parametrize("directed", [False, True, None])
+def test_from_edges_refused_under_a_small_memory(host_has, directed):
+    host_has(8 * 2**20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(spla.InsufficientMemory) as info:
+            spla.Matrix.from_edges([0, 5], [1, 2], n=10_000_000, directed=directed, device="cpu")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20  # refused before the 40 MB of column pointers
+    message = str(info.value)
+    assert message.startswith(f"a graph of n=10,000,000 vertices and 2 edges: its matrix needs at least ")
+    assert needed_and_available(message) == (info.value.needed, 8 * 2**20)
+    assert info.value.needed >= 10_000_001 * 4
+
+
+def test_from_edges_far_beyond_any_memory_is_refused():
+    """With the host's real memory: 10**15 vertices need 8 PB of column pointers."""
+    with pytest.raises(spla.InsufficientMemory, match=r"n=1,000,000,000,000,000 vertices"):
+        spla.Matrix.from_edges([0], [1], n=10**15, device="cpu")
+    with pytest.raises(spla.InsufficientMemory, match=r"n=1,000,000,000,000,000 vertices"):
+        spla.Matrix.from_edges([0], [10**15 - 1], device="cpu")  # n from the largest id
+
+
+def test_other_constructors_refused_under_a_small_memory(host_has):
+    A = spla.Matrix.from_edges(np.arange(300_000), np.arange(1, 300_001), directed=True, device="cpu")
+    S = sp.coo_array((np.ones(2), ([0, 1], [1, 2])), shape=(5_000_000, 5_000_000))
+    host_has(0)
+    with pytest.raises(spla.InsufficientMemory, match=r"^a 5,000,000 x 5,000,000 matrix of 2 stored entries needs"):
+        spla.Matrix.from_scipy(S, device="cpu")
+    with pytest.raises(spla.InsufficientMemory, match=r"^the transpose of a 300,001 x 300,001 matrix"):
+        A.T
+
+
+def test_a_graph_that_fits_is_built(host_has):
+    """The bundled power grid (4,941 vertices) builds with the host's memory, and with a few MiB."""
+    from spla.cli import bundled_graph
+
+    for have in (None, 3 * 2**20):
+        if have is not None:
+            host_has(have)
+        with bundled_graph() as path:
+            g = read_graph(path)
+        A = g.to_matrix(device="cpu")
+        assert A.shape == (4941, 4941) and A.nnz == 2 * 6594
+        assert A.T is A and A.to("cpu") is A
+
+
+@on_each_device
+def test_edge_list_ids_in_the_billions_are_compacted(tmp_path, device):
+    path = tmp_path / "g.txt"
+    path.write_text(f"{BILLIONS} 1\n1 2\n{10**17} {BILLIONS}\n")
+    g = read_graph(path)
+    assert g.labels.tolist() == [1, 2, BILLIONS, 10**17] and g.n == 4
+    A = g.to_matrix(device=device)
+    assert A.shape == (4, 4) and A.nnz == 3
+
+
+# ============================================================================ the estimates are lower bounds
+def _need_and_use(monkeypatch, call):
+    """(bytes the first memory check of ``call()`` asked for, bytes allocated from then on at the peak)."""
+    seen = []
+    real = spla.memory.require
+
+    def spy(nbytes, device="cpu", **kw):
+        if not seen:
+            seen.append((int(nbytes), tracemalloc.get_traced_memory()[0]))
+            tracemalloc.reset_peak()
+        return real(nbytes, device, **kw)
+
+    monkeypatch.setattr(spla.memory, "require", spy)
+    tracemalloc.start()
+    try:
+        call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        monkeypatch.setattr(spla.memory, "require", real)
+    need, held = seen[0]
+    return need, peak - held
+
+
+def _random_edges(n, m, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, m), rng.integers(0, n, m)
+
+
+@pytest.mark.parametrize("n, m", [(2_000_000, 1000), (1000, 200_000), (100_000, 100_000)])
+@pytest.mark.parametrize("directed", [False, True, None])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_from_edges_estimate_is_a_lower_bound(monkeypatch, n, m, directed, weighted):
+    src, dst = _random_edges(n, m)
+    values = np.ones(m) * 2.5 if weighted else None
+    need, used = _need_and_use(monkeypatch, lambda: spla.Matrix.from_edges(src, dst, n=n, values=values,
+                                                                          directed=directed, device="cpu"))
+    assert 0 < need <= used
+
+
+@pytest.mark.parametrize("shape, m", [((2_000_000, 2_000_000), 1000), ((1000, 1000), 200_000), ((3, 500_000), 10)])
+@pytest.mark.parametrize("directed", [True, None])
+def test_from_scipy_and_transpose_estimates_are_lower_bounds(monkeypatch, shape, m, directed):
+    rng = np.random.default_rng(1)
+    S = sp.coo_array((rng.random(m), (rng.integers(0, shape[0], m), rng.integers(0, shape[1], m))), shape=shape)
+    need, used = _need_and_use(monkeypatch, lambda: spla.Matrix.from_scipy(S, directed=directed, device="cpu"))
+    assert 0 < need <= used
+    A = spla.Matrix.from_scipy(S, directed=True, device="cpu")
+    need, used = _need_and_use(monkeypatch, lambda: A.T)
+    assert 0 < need <= used
+
+
+def test_reader_estimates_are_lower_bounds(monkeypatch, tmp_path):
+    n = 300_000
+    src, dst = _random_edges(n, 20_000, seed=2)
+    mtx = tmp_path / "g.mtx"
+    mtx.write_text(f"%%MatrixMarket matrix coordinate real general\n{n} {n} {src.size}\n"
+                   + "".join(f"{a + 1} {b + 1} 1.5\n" for a, b in zip(src.tolist(), dst.tolist())))
+    need, used = _need_and_use(monkeypatch, lambda: read_graph(mtx))
+    assert 0 < need <= used
+    # METIS: a path 1-2-...-k, then isolated vertices
+    k = 10_000
+    lines = [str(2)] + [f"{i - 1} {i + 1}" for i in range(2, k)] + [str(k - 1)] + [""] * (n - k)
+    metis = tmp_path / "g.graph"
+    metis.write_text(f"{n} {k - 1}\n" + "\n".join(lines) + "\n")
+    g = read_graph(metis)
+    assert g.n == n and g.src.size == 2 * (k - 1)
+    need, used = _need_and_use(monkeypatch, lambda: read_graph(metis))
+    assert 0 < need <= used
+
+
+# ============================================================================ the readers
+def test_mtx_size_line_in_the_billions(tmp_path, host_has):
+    path = tmp_path / "g.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate pattern general\n{BILLIONS} {BILLIONS} 2\n1 2\n2 3\n")
+    host_has(2**30)
+    with pytest.raises(GraphTooLarge) as info:
+        read_graph(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:2: the size line declares 3,000,000,000 vertices and 2 entries; reading "
+                              "them needs at least 22.4 GiB")
+    assert needed_and_available(message) == (info.value.needed, 2**30)
+    assert "is the size line right?" in message
+
+
+def test_metis_header_in_the_billions(tmp_path, host_has):
+    path = tmp_path / "g.graph"
+    path.write_text(f"{BILLIONS} 1\n2\n1\n")
+    host_has(2**30)
+    with pytest.raises(GraphTooLarge, match=r"g\.graph:1: the METIS header declares 3,000,000,000 vertices and 1 edge; "
+                                            r"reading them needs at least 44\.7 GiB") as info:
+        read_graph(path)
+    assert needed_and_available(str(info.value)) == (info.value.needed, 2**30)
+    assert "is the header right?" in str(info.value)
+
+
+# ============================================================================ GPU (untested without one)
+@pytest.mark.gpu
+def test_moving_to_a_gpu_is_checked_against_its_free_memory(monkeypatch):
+    A = spla.Matrix.from_edges(np.arange(999_999), np.arange(1, 1_000_000), device="cpu")
+    monkeypatch.setattr(spla.memory, "available_bytes", lambda device: 4096)
+    with pytest.raises(spla.InsufficientMemory) as info:
+        A.to("gpu:0")
+    message = str(info.value)
+    assert message.startswith("moving a 1,000,000 x 1,000,000 matrix of 1,999,998 stored entries to gpu:0 needs")
+    assert needed_and_available(message) == (A.nbytes, 4096) and info.value.device == "gpu:0"
+    assert "memory on gpu:0" in message and "device='cpu'" in message
+    with pytest.raises(spla.InsufficientMemory, match="to gpu:0"):
+        spla.Matrix.from_edges(np.arange(999_999), np.arange(1, 1_000_000), device="gpu:0")
+    monkeypatch.undo()
+    B = A.to("gpu:0")  # with the real free memory it fits
+    assert B.device == "gpu:0" and B.nnz == A.nnz

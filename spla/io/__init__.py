@@ -51,7 +51,12 @@ export) are decoded with ``surrogateescape``: each byte string stays its own ver
 
 Errors are :class:`GraphFormatError` (a ``ValueError``) whose message names the file and,
 where one is to blame, the line: ``graph.mtx:7: expected 3 fields 'row column value' for
-a 'real' matrix, found 2: '3 4'``.  NaN and infinite weights are read as they are;
+a 'real' matrix, found 2: '3 4'``.  A Matrix Market size line or a METIS header announcing
+more vertices or entries than host memory holds is refused right after it is read, before
+anything is allocated for them, with :class:`GraphTooLarge` (a GraphFormatError and a
+:class:`spla.InsufficientMemory`, a ``MemoryError``) naming the sizes, the bytes needed and
+the bytes available.  Edge-list ids allocate nothing by their value: they are compacted, so
+an id of 3000000000 is as cheap as 3.  NaN and infinite weights are read as they are;
 :func:`check_weights` tells whether a measure can use them.
 
 Modules: :mod:`~spla.io.reader` (:func:`read_graph`), :mod:`~spla.io.files` (opening,
@@ -64,10 +69,10 @@ decompressing, telling the format), :mod:`~spla.io.mtx`, :mod:`~spla.io.metis`,
 
 from . import files
 from .files import FORMATS, detect_format
-from .graphdata import GraphData, GraphFormatError, check_weights
+from .graphdata import GraphData, GraphFormatError, GraphTooLarge, check_weights
 from .reader import read_graph
 
 #: The supported formats and extensions in words, as messages list them.
 SUPPORTED = files.SUPPORTED
 
-__all__ = ["GraphData", "GraphFormatError", "read_graph", "check_weights", "detect_format", "FORMATS"]
+__all__ = ["GraphData", "GraphFormatError", "GraphTooLarge", "read_graph", "check_weights", "detect_format", "FORMATS"]

@@ -4,7 +4,10 @@ Every reader of :mod:`spla.io` returns a GraphData: the arcs as compact 0-based 
 (``src``, ``dst``, optional ``weights``), the file's vertex ``labels`` in compact-id order, and the
 directedness decision with its reason.  Weights are kept as read, NaN and infinities included;
 :func:`check_weights` tells whether a measure can use them.  A file that cannot be read as asked
-raises a GraphFormatError whose message names the file and, where one is to blame, the line.
+raises a GraphFormatError whose message names the file and, where one is to blame, the line.  A
+file whose header or size line announces more vertices or entries than host memory holds raises
+:class:`GraphTooLarge` (a GraphFormatError and a :class:`spla.InsufficientMemory`) before the reader
+allocates anything for them.
 """
 
 from __future__ import annotations
@@ -13,11 +16,30 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import SplaError
+from .. import memory
+from ..errors import InsufficientMemory, SplaError
 
 
 class GraphFormatError(SplaError, ValueError):
     """A graph file that cannot be read as asked: missing, malformed, or of an unknown format."""
+
+
+class GraphTooLarge(GraphFormatError, InsufficientMemory):
+    """A graph file whose header announces sizes that need more host memory than is available: refused
+    before reading them (:func:`require_memory`), naming the file, the line, the sizes, the bytes needed
+    and available."""
+
+
+def require_memory(nbytes: int, what: str, remedy: str) -> None:
+    """Refuse (GraphTooLarge) a file whose announced sizes make its reader allocate ``nbytes`` of host
+    memory, more than is available; ``what`` is "file:line: the size line declares ...; reading them"."""
+    memory.require(nbytes, "cpu", what=what, remedy=remedy, error=GraphTooLarge)
+
+
+def too_large(nbytes: int, what: str, remedy: str) -> GraphTooLarge:
+    """The GraphTooLarge of :func:`require_memory` for an allocation that failed where the available
+    memory is unknown."""
+    return memory.insufficient(nbytes, "cpu", what=what, remedy=remedy, error=GraphTooLarge)
 
 
 _FORMAT_TITLE = {"mtx": "Matrix Market", "edgelist": "edge list", "metis": "METIS"}

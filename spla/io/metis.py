@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graphdata import GraphData, GraphFormatError, empty_graph, self_loop_count
+from .graphdata import GraphData, GraphFormatError, empty_graph, require_memory, self_loop_count
 from .tokens import Tokens, snippet
 
 
@@ -45,6 +45,13 @@ def read_metis(raw: bytes, path, directed) -> GraphData:
     if ncon < 1:
         raise GraphFormatError(f"{tok.where(hline)}: METIS ncon must be at least 1, found {ncon}")
     skip = int(has_vsize) + (ncon if has_vwgt else 0)
+    # per vertex its id and label; per adjacency entry (2m) its value, source, target, line and weight,
+    # and the two keys the symmetry test sorts
+    need = 16 * n + 2 * m * 8 * (6 if has_ewgt else 5)
+    require_memory(need, f"{tok.where(hline)}: the METIS header declares {n:,} vertices and {m:,} "
+                         f"{'edge' if m == 1 else 'edges'}; reading them",
+                   "is the header right? (it gives n and m first: a file of n vertex lines and 2m adjacency "
+                   "entries)")
 
     if directed is None:
         is_directed, reason = False, "METIS adjacency lists are undirected"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graphdata import GraphData, GraphFormatError, empty_graph, self_loop_count
+from .graphdata import GraphData, GraphFormatError, empty_graph, require_memory, self_loop_count, too_large
 from .tokens import Tokens, snippet
 
 
@@ -66,12 +66,18 @@ def read_mtx(raw: bytes, path, directed) -> GraphData:
         raise GraphFormatError(f"{tok.where(size_line)}: the matrix is {nrows} x {ncols}; a graph's "
                                f"adjacency matrix must be square")
     n = nrows
+    width = 2 if fld == "pattern" else 3
+    # the labels 1..n, and per entry its parsed fields, source, target and line (more when mirrored)
+    need = 8 * n + 8 * (width + 3) * nnz
+    what = (f"{tok.where(size_line)}: the size line declares {n:,} vertices and {nnz:,} "
+            f"{'entry' if nnz == 1 else 'entries'}; reading them")
+    remedy = ("is the size line right? (a graph whose vertex ids are sparse is better written as an edge list, "
+              "whose ids spla compacts to 0..k-1)")
+    require_memory(need, what, remedy)
     try:
         labels = np.arange(1, n + 1, dtype=np.int64)
     except (MemoryError, ValueError):
-        raise GraphFormatError(f"{tok.where(size_line)}: the size line declares {n:,} vertices, more than "
-                               f"memory holds (for {nnz:,} {'entry' if nnz == 1 else 'entries'}); is the size "
-                               f"line right?") from None
+        raise too_large(need, what, remedy) from None
     if directed is None:
         is_directed = sym == "general"
         reason = f"Matrix Market '{sym}'"
@@ -80,7 +86,6 @@ def read_mtx(raw: bytes, path, directed) -> GraphData:
         reason = f"requested (directed={is_directed}); the file says '{sym}'"
 
     data = keep[on_size.size:]
-    width = 2 if fld == "pattern" else 3
     # one entry per line with exactly `width` fields
     if data.size:
         tl = tok.tline[data]

@@ -50,6 +50,10 @@ def read_graph(path, format=None, directed=None, *, header=None) -> GraphData:
     ------
     GraphFormatError
         Naming the file (and line) and what was expected.
+    GraphTooLarge
+        A GraphFormatError and a :class:`spla.InsufficientMemory`: the Matrix Market size line or
+        METIS header announces more vertices or entries than host memory holds (checked before
+        anything is allocated for them); the message names the sizes, the bytes needed and available.
     """
     return read_graph_with(path, format, directed, header)
 
