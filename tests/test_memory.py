@@ -392,6 +392,71 @@ def test_metis_header_in_the_billions(tmp_path, host_has):
     assert "is the header right?" in str(info.value)
 
 
+# ============================================================================ the command
+def _one_line_error(res):
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    lines = res.stderr.strip("\n").split("\n")
+    assert len(lines) == 1 and lines[0].startswith("spla: error: "), res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
+    return lines[0]
+
+
+def test_cli_mtx_size_line_in_the_billions(tmp_path):
+    """Issue #33: `spla centrality` on this file was killed by the OOM killer (exit 137, no message)."""
+    (tmp_path / "g.mtx").write_text(f"%%MatrixMarket matrix coordinate pattern general\n{BILLIONS} {BILLIONS} 2\n"
+                                    "1 2\n2 3\n")
+    line = _one_line_error(spla_limited("centrality", "g.mtx", cwd=tmp_path))
+    assert line.startswith("spla: error: g.mtx:2: the size line declares 3,000,000,000 vertices and 2 entries; "
+                           "reading them needs at least 22.4 GiB")
+    needed, available = needed_and_available(line)
+    assert needed >= 8 * BILLIONS > LIMIT > available
+    assert "is the size line right?" in line and "edge list" in line
+
+
+def test_cli_metis_header_in_the_billions(tmp_path):
+    (tmp_path / "g.graph").write_text(f"{BILLIONS} 1\n2\n1\n")
+    line = _one_line_error(spla_limited("centrality", "g.graph", "--measures", "degree", cwd=tmp_path))
+    assert line.startswith("spla: error: g.graph:1: the METIS header declares 3,000,000,000 vertices and 1 edge;")
+    needed, available = needed_and_available(line)
+    assert needed >= 16 * BILLIONS and available < LIMIT
+
+
+def test_cli_edge_list_ids_in_the_billions_work(tmp_path):
+    (tmp_path / "g.txt").write_text(f"{BILLIONS} 1\n1 2\n")
+    res = spla_limited("centrality", "g.txt", "--measures", "degree", "-q", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["vertex,degree", "1,1.0", "2,0.5", f"{BILLIONS},0.5"]
+
+
+def test_cli_measures_are_checked_before_computing(tmp_path, host_has, capsys):
+    """A size the reader and the matrix hold, but not the vectors of the measures: refused before any
+    measure runs."""
+    from spla.cli import main
+
+    n = 200_000
+    (tmp_path / "g.mtx").write_text(f"%%MatrixMarket matrix coordinate pattern general\n{n} {n} 2\n1 2\n2 3\n")
+    host_has(3 * 2**20)  # the reader needs 1.6 MB; the degree vectors and the table 6.4 MB
+    assert main(["centrality", str(tmp_path / "g.mtx"), "--measures", "degree", "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"spla: error: {tmp_path / 'g.mtx'}: degree on 200,000 vertices needs at least")
+    assert needed_and_available(err) == (32 * n, 3 * 2**20)
+    assert "--measures" in err
+    assert main(["info", str(tmp_path / "g.mtx")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"spla: error: {tmp_path / 'g.mtx'}: the degrees and a BFS on 200,000 vertices needs")
+
+
+def test_require_measures_memory(host_has):
+    from spla.cli.memory import MIN_BYTES_PER_VERTEX, require_measures_memory
+
+    host_has(10 * 2**20)
+    require_measures_memory(["degree"], 300_000, "cpu", "g")  # 9.6 MB
+    with pytest.raises(spla.InsufficientMemory) as info:
+        require_measures_memory(["degree", "pagerank", "distance-sum"], 200_000, "cpu", "g")
+    # the largest measure's work, and a column per measure plus distance-sum's vertices reached
+    assert info.value.needed == 200_000 * (MIN_BYTES_PER_VERTEX["pagerank"] + 8 * 4)
+
+
 # ============================================================================ GPU (untested without one)
 @pytest.mark.gpu
 def test_moving_to_a_gpu_is_checked_against_its_free_memory(monkeypatch):

@@ -18,7 +18,9 @@ Conventions
 * Everything else (graph size, directedness and why, device, kernel and why, timings,
   top-N tables, correlations, progress bars) goes to stderr.  Labels and file names reach a
   terminal with their non-printable characters escaped (:mod:`.text`).
-* Bad input gets one line ``spla: error: ...`` on stderr and exit status 2; PageRank that
+* Bad input gets one line ``spla: error: ...`` on stderr and exit status 2, and so does a size
+  (a Matrix Market size line, a METIS header, the measures' vectors) that needs more memory than is
+  available: it is checked before anything is allocated (:func:`spla.memory.require`); PageRank that
   does not converge within ``--max-iter`` exits 3; Ctrl-C exits with 130, SIGTERM with 143; an unexpected
   failure prints ``spla: internal error: ...`` and exits 1 (``SPLA_DEBUG=1`` shows its
   traceback).

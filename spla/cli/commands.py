@@ -19,7 +19,7 @@ from spla.io import GraphFormatError, check_weights
 from .errors import EXIT_OK, UsageError
 from .inputs import BUNDLED_FILE, bundled_graph, data_folder, load_graph, resolve_device
 from .measures import MEASURES, parse_measures
-from .memory import estimate_device_memory, human_bytes
+from .memory import estimate_device_memory, human_bytes, require_measures_memory
 from .output import TableOutput, check_output_path
 from .progress import ProgressBar
 from .report import (Reporter, correlation_lines, count, directed_text, kernel_text, loops_text, size_text,
@@ -129,6 +129,7 @@ def _centrality(args, measures, table, hold, terminal) -> int:
     AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if loops else A
     Aw = g.to_matrix(device=A.device, drop_self_loops=False, weighted=True) \
         if weighted_file and "pagerank" in measures else AL
+    require_measures_memory(measures, g.n, A.device, name)
     say(f"size        {size_text(g, A)}")
     say(f"directed    {directed_text(g, args)}")
     say(f"self-loops  {loops_text(g.self_loops, measures, loops)}")
@@ -197,6 +198,8 @@ def cmd_info(args) -> int:
     # degrees as networkx counts them (and the degree measure reports them): a self-loop adds 2 to an
     # undirected vertex's degree, 1 to a directed vertex's out- and in-degree
     AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if g.self_loops else A
+    # the degree vectors and the BFS levels, as the degree measure's
+    require_measures_memory(["degree"], g.n, A.device, name, "the degrees and a BFS")
     _, arcs_out, arcs_in, loops = degree_parts(AL)
     deg_out = _host(arcs_out) if g.directed else _host(arcs_out) + _host(loops)  # on the host: A may be on another GPU
     out(f"graph              {description}")

@@ -1,12 +1,41 @@
-"""The device memory each measure needs, as ``spla info`` estimates it."""
+"""The device memory each measure needs: what ``spla info`` estimates, and the least that ``spla
+centrality`` checks against the memory available before computing."""
 
 from __future__ import annotations
 
 import math
 
+import spla
+from spla.device import is_gpu
 from spla.memory import human_bytes
 
-__all__ = ["estimate_device_memory", "human_bytes"]
+__all__ = ["estimate_device_memory", "human_bytes", "MIN_BYTES_PER_VERTEX", "require_measures_memory"]
+
+#: bytes per vertex each measure certainly allocates on its device, whatever its batch: the (n,)
+#: vectors of its smallest unit of work and of its result (a lower bound, so that no run that fits is
+#: refused; :func:`estimate_device_memory` is what a comfortable run uses).  bc: its accumulator and
+#: result; closeness, harmonic, distance-sum: one 64-source word per vertex, the block's distances and
+#: the two accumulators; daccer: the word, the degrees and the volumes; pagerank: five float64 vectors;
+#: degree: the out-, in- and loop counts.
+MIN_BYTES_PER_VERTEX = {"bc": 16, "closeness": 32, "harmonic": 32, "distance-sum": 32, "daccer": 32,
+                        "pagerank": 40, "degree": 24}
+
+
+def require_measures_memory(measures, n: int, device: str, what: str, doing: str | None = None) -> None:
+    """Refuse (spla.InsufficientMemory), before computing, ``measures`` on ``n`` vertices when the work
+    of the largest one (on ``device``) and the table of results (on the host: a float64 column per
+    measure and the vertices reached of distance-sum) need more memory than is available.  The
+    message reads "{what}: {doing} on {n} vertices needs ..." (``doing``: the measures' names)."""
+    work = n * max((MIN_BYTES_PER_VERTEX.get(m, 8) for m in measures), default=0)
+    table = 8 * n * (len(measures) + ("distance-sum" in measures))
+    remedy = ("compute fewer measures (--measures), use a machine with more memory, or check the graph's size "
+              "(the vertices a Matrix Market size line or a METIS header declares all count)")
+    what = f"{what}: {doing or ', '.join(measures)} on {n:,} vertices"
+    if is_gpu(device):
+        spla.memory.require(work, device, what=what, remedy=remedy)
+        spla.memory.require(table, "cpu", what=f"{what} (the table of results)", remedy=remedy)
+    else:
+        spla.memory.require(work + table, "cpu", what=what, remedy=remedy)
 
 
 def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool = False, radius: int = 2,
