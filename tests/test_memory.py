@@ -53,7 +53,9 @@ def _limit_address_space():
 
 
 def _env():
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    # one BLAS thread: thread stacks and buffers of a many-core machine's BLAS count in the address space
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def run_limited(code, cwd=None):
@@ -405,7 +407,7 @@ def test_cli_mtx_size_line_in_the_billions(tmp_path):
     """Issue #33: `spla centrality` on this file was killed by the OOM killer (exit 137, no message)."""
     (tmp_path / "g.mtx").write_text(f"%%MatrixMarket matrix coordinate pattern general\n{BILLIONS} {BILLIONS} 2\n"
                                     "1 2\n2 3\n")
-    line = _one_line_error(spla_limited("centrality", "g.mtx", cwd=tmp_path))
+    line = _one_line_error(spla_limited("centrality", "g.mtx", "--device", "cpu", cwd=tmp_path))
     assert line.startswith("spla: error: g.mtx:2: the size line declares 3,000,000,000 vertices and 2 entries; "
                            "reading them needs at least 22.4 GiB")
     needed, available = needed_and_available(line)
@@ -415,7 +417,8 @@ def test_cli_mtx_size_line_in_the_billions(tmp_path):
 
 def test_cli_metis_header_in_the_billions(tmp_path):
     (tmp_path / "g.graph").write_text(f"{BILLIONS} 1\n2\n1\n")
-    line = _one_line_error(spla_limited("centrality", "g.graph", "--measures", "degree", cwd=tmp_path))
+    line = _one_line_error(spla_limited("centrality", "g.graph", "--measures", "degree", "--device", "cpu",
+                                        cwd=tmp_path))
     assert line.startswith("spla: error: g.graph:1: the METIS header declares 3,000,000,000 vertices and 1 edge;")
     needed, available = needed_and_available(line)
     assert needed >= 16 * BILLIONS and available < LIMIT
@@ -423,7 +426,7 @@ def test_cli_metis_header_in_the_billions(tmp_path):
 
 def test_cli_edge_list_ids_in_the_billions_work(tmp_path):
     (tmp_path / "g.txt").write_text(f"{BILLIONS} 1\n1 2\n")
-    res = spla_limited("centrality", "g.txt", "--measures", "degree", "-q", cwd=tmp_path)
+    res = spla_limited("centrality", "g.txt", "--measures", "degree", "--device", "cpu", "-q", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines() == ["vertex,degree", "1,1.0", "2,0.5", f"{BILLIONS},0.5"]
 
@@ -436,12 +439,12 @@ def test_cli_measures_are_checked_before_computing(tmp_path, host_has, capsys):
     n = 200_000
     (tmp_path / "g.mtx").write_text(f"%%MatrixMarket matrix coordinate pattern general\n{n} {n} 2\n1 2\n2 3\n")
     host_has(3 * 2**20)  # the reader needs 1.6 MB; the degree vectors and the table 6.4 MB
-    assert main(["centrality", str(tmp_path / "g.mtx"), "--measures", "degree", "-q"]) == 2
+    assert main(["centrality", str(tmp_path / "g.mtx"), "--measures", "degree", "--device", "cpu", "-q"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"spla: error: {tmp_path / 'g.mtx'}: degree on 200,000 vertices needs at least")
     assert needed_and_available(err) == (32 * n, 3 * 2**20)
     assert "--measures" in err
-    assert main(["info", str(tmp_path / "g.mtx")]) == 2
+    assert main(["info", str(tmp_path / "g.mtx"), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"spla: error: {tmp_path / 'g.mtx'}: the degrees and a BFS on 200,000 vertices needs")
 
