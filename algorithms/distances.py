@@ -97,11 +97,17 @@ def block_words(A: spla.Matrix, total_words: int) -> int:
 
     Between 1 and ``total_words`` = ceil(n / 64); the blocks are balanced (the same
     number of words, give or take one).  Raises ``spla.DeviceMemoryError`` when not
-    even one word (64 sources) fits.
+    even one word (64 sources) fits: on a GPU in its free memory; on the CPU, whose budget is sized for
+    the cache, one word always runs unless host memory cannot hold it (``spla.InsufficientMemory``).
     """
     n = A.shape[0]
     per_word = max(1, n * BYTES_PER_WORD_ROW)
     budget = int(_common.free_device_bytes(A) * spla.tuning.current().memory_fraction)
+    if budget < per_word and not spla.device.is_gpu(A.device):
+        # the CPU's budget is sized for the cache, not a limit: one word runs if host memory holds it
+        spla.memory.require(per_word, A.device, what=f"a bit-parallel BFS block of 64 sources over {n:,} vertices",
+                            remedy="run on a GPU with more memory, or on a machine with more host memory")
+        return 1
     if budget < per_word:
         raise DeviceMemoryError(
             f"bit-parallel BFS needs {per_word:,} bytes of device memory for one block of 64 sources "

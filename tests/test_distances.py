@@ -272,6 +272,16 @@ def test_out_of_memory_shrinks_the_block(device, monkeypatch):
 
 
 def test_not_even_one_word_fits(monkeypatch):
+    """On the CPU the block budget is sized for the cache; host memory is what refuses a block."""
     monkeypatch.setattr(common, "free_device_bytes", lambda A: 100)
+    monkeypatch.setattr(spla.memory, "host_available_bytes", lambda: 1000)
     with pytest.raises(spla.DeviceMemoryError, match="bytes"):
-        closeness_centrality(nx.path_graph(10), device="cpu")
+        closeness_centrality(nx.path_graph(40_000), device="cpu")
+
+
+def test_a_cpu_block_above_the_cache_budget_still_runs(monkeypatch):
+    monkeypatch.setattr(common, "free_device_bytes", lambda A: 100)
+    G = nx.path_graph(10)
+    got = closeness_centrality(G, device="cpu")
+    want = nx.closeness_centrality(G)
+    np.testing.assert_allclose(got, [want[v] for v in G], rtol=1e-12)
