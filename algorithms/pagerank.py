@@ -51,21 +51,21 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     Parameters
     ----------
     A : spla.Matrix, SciPy sparse matrix/array (A[i, j] is the weight of the arc i -> j) or networkx graph
-    alpha : float, damping factor (finite)
+    alpha : float in [0, 1], damping factor
     personalization : dict or array (n,), optional
-        Teleport distribution (normalised); dict keys are vertex indices, or nodes for a
+        Teleport distribution (values >= 0, normalised); dict keys are vertex indices, or nodes for a
         networkx graph (missing keys are 0; for a networkx graph, keys that are not nodes
         are ignored as networkx does).  All zero raises ZeroDivisionError (as networkx).
-    max_iter : int, iteration limit
+    max_iter : int >= 0, iteration limit
     tol : float > 0, convergence when Σ|x_new - x| < n · tol
-    nstart : dict or array (n,), optional, the starting vector (normalised)
+    nstart : dict or array (n,), optional, the starting vector (values >= 0, normalised)
     weight : True (default), False/None, or a str
         True: the stored values are the weights (pattern matrices weigh 1); for a networkx
         graph True means networkx's default attribute "weight".  A str names the edge
         attribute of a networkx graph (missing = 1).  False/None: every arc weighs 1.
     dangling : dict or array (n,), optional
-        Where the rank of dangling vertices (out-weight 0) goes (normalised); default the
-        personalization.
+        Where the rank of dangling vertices (out-weight 0) goes (values >= 0, normalised); default
+        the personalization.
     device, kernel : where to run, and the GPU product kernel
 
     Returns
@@ -76,11 +76,13 @@ def pagerank(A, *, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, n
     ------
     spla.ConvergenceError (a RuntimeError) after ``max_iter`` iterations without convergence;
     spla.InvalidGraph for negative, NaN or infinite weights; ZeroDivisionError when
-    personalization, nstart or dangling sum to 0; before any work, ValueError for a NaN or
-    infinite alpha, a tol that is not > 0, or a NaN or infinite value in personalization,
-    nstart or dangling (networkx iterates max_iter times into PowerIterationFailedConvergence
-    on these), and TypeError for an alpha or tol that is not a real number or a max_iter that
-    is not an integer.
+    personalization, nstart or dangling sum to 0; before any work, ValueError for an alpha
+    outside [0, 1] (NaN included), a negative max_iter, a tol that is not > 0, a NaN, infinite
+    or negative value in personalization, nstart or dangling, or one of the wrong shape
+    (networkx iterates max_iter times into PowerIterationFailedConvergence on most of these, and
+    returns scores that are no distribution on negative values), and TypeError for an alpha or
+    tol that is not a real number, a max_iter that is not an integer, or a personalization,
+    nstart or dangling value that is not a number.
 
     Notes
     -----
@@ -177,13 +179,16 @@ _NO_ATTRIBUTE = object()
 
 
 def _check_options(alpha, max_iter, tol, kernel):
-    """The scalar options, at the door: a NaN or infinite alpha, or a tol that no change can get
-    below, would otherwise run max_iter iterations into a ConvergenceError that advises the wrong fix."""
-    if not isinstance(alpha, numbers.Real) or not np.isfinite(alpha):
+    """The scalar options, at the door: an alpha outside [0, 1] (NaN and infinities included), or a tol
+    that no change can get below, would otherwise run max_iter iterations into a ConvergenceError that
+    advises the wrong fix, and a negative max_iter would raise one without running any."""
+    if not isinstance(alpha, numbers.Real) or not 0.0 <= alpha <= 1.0:  # NaN fails the comparison
         raise (ValueError if isinstance(alpha, numbers.Real) else TypeError)(
-            f"alpha must be a finite real number (the damping factor, e.g. 0.85), got {alpha!r}")
+            f"alpha must be a finite real number in [0, 1] (the damping factor, e.g. 0.85), got {alpha!r}")
     if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)):
         raise TypeError(f"max_iter must be an integer, got {max_iter!r}")
+    if max_iter < 0:
+        raise ValueError(f"max_iter must be >= 0 (the iteration limit, e.g. 100), got {max_iter!r}")
     if not isinstance(tol, numbers.Real) or not tol > 0:
         raise (ValueError if isinstance(tol, numbers.Real) else TypeError)(
             f"tol must be a real number > 0 (convergence is Σ|x - x_prev| < n·tol), got {tol!r}")
@@ -216,13 +221,21 @@ def _check_weights(M):
                                 "needs weights >= 0 (or pass weight=False)")
 
 
+def _number(name, key, value):
+    """A dict argument's value as a float, or a TypeError naming its key."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: the value of key {key!r} is {value!r}, not a real number") from None
+
+
 def _distribution(v, name, n, nodes, xp):
     """A dict / array argument as a normalised float64 (n,) vector on xp (None stays None)."""
     if v is None:
         return None
     if isinstance(v, dict):
         keys = list(v.keys())
-        vals = np.fromiter((float(val) for val in v.values()), dtype=np.float64, count=len(keys))
+        vals = np.fromiter((_number(name, k, val) for k, val in v.items()), dtype=np.float64, count=len(keys))
         if nodes is not None:
             index = {node: i for i, node in enumerate(nodes)}  # label -> position (input parsing)
             idx = np.fromiter((index.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
@@ -240,14 +253,18 @@ def _distribution(v, name, n, nodes, xp):
         vec = np.zeros(n, dtype=np.float64)
         vec[idx] = vals
     else:
-        vec = np.asarray(to_numpy(v) if not isinstance(v, (list, tuple)) else v, dtype=np.float64)
+        try:
+            vec = np.asarray(to_numpy(v) if not isinstance(v, (list, tuple)) else v, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} must be a dict or an array of {n} real numbers, got {type(v).__name__} "
+                            f"({e})") from None
         if vec.shape != (n,):
             raise ValueError(f"{name} must have shape ({n},), got {vec.shape}")
-    finite = np.isfinite(vec)
-    if not finite.all():
-        i = int(np.flatnonzero(~finite)[0])
-        where = f"node {nodes[i]!r}" if nodes is not None else f"vertex {i}"
-        raise ValueError(f"{name} gives {where} the value {float(vec[i])}; its values must be finite")
+    for bad, must in ((~np.isfinite(vec), "finite"), (vec < 0, ">= 0 (it is a distribution, normalised to sum 1)")):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            where = f"node {nodes[i]!r}" if nodes is not None else f"vertex {i}"
+            raise ValueError(f"{name} gives {where} the value {float(vec[i])}; its values must be {must}")
     s = float(vec.sum())
     if s == 0:
         raise ZeroDivisionError(f"{name} sums to zero; it must give some vertex a non-zero weight")

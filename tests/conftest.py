@@ -11,6 +11,11 @@ Hypothesis profiles (choose with ``HYPOTHESIS_PROFILE=<name>``):
 ``device`` fixture: every test that takes ``device`` runs on "cpu" and on "gpu:0"; the GPU
 leg carries the ``gpu`` marker (``pytest -m gpu`` runs only those) and is skipped when CuPy
 sees no GPU.  Any test marked ``gpu`` is skipped without a GPU.
+
+``exhaustive`` marker: tests that compile every kernel instantiation (the default run compiles a
+representative set) run only when the ``-m`` expression names the marker (``pytest -m
+exhaustive``, or ``-m "gpu or exhaustive"``); otherwise they are skipped, saying so.  The device
+round (tools/device_round.sh, tools/gpu_tests_split.py) runs them.
 """
 
 import os
@@ -50,6 +55,11 @@ def device(request):
 
 
 def pytest_collection_modifyitems(config, items):
+    if "exhaustive" not in (config.getoption("markexpr") or ""):
+        skip_exhaustive = pytest.mark.skip(reason="exhaustive: run with pytest -m exhaustive")
+        for item in items:
+            if item.get_closest_marker("exhaustive") is not None:
+                item.add_marker(skip_exhaustive)
     if spla.gpu_available():
         return
     skip = pytest.mark.skip(reason="no GPU: CuPy is not installed or sees no CUDA device")

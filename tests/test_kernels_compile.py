@@ -1,21 +1,27 @@
 """Compile the CUDA kernels on a machine without a GPU.
 
-* every kernel instantiation the GPU backend can request (each registered semiring on each of
-  its dtypes, MUL(a, x) variants for mxv, int32/int64 indices, pattern/valued) is compiled with
-  ``nvcc -arch=sm_90`` (to PTX; those with int64 indices and values, which contain every functor
-  and atomic, all the way to SASS with ``-c``) -- a CUDA syntax or template error fails here;
-* every (monoid, operator, dtype) that ``supports()`` accepts -- user-defined semirings included --
-  is compiled to PTX for the scalar kernels, which exercise every functor and every atomic;
+* by default, every kernel source is compiled with ``nvcc -arch=sm_90`` in a representative set
+  of instantiations, a few jobs in parallel: every kernel template on both index types, pattern and
+  valued, and on every domain (:data:`SAMPLE`, to SASS with ``-c``); every monoid and operator on
+  every domain it is written for, with its atomic (scCOOC, to SASS); every (monoid, operator,
+  domain) that ``supports()`` accepts, user-defined semirings included (scCOOC, to PTX); the bit
+  word and frontier kernels; and each header of ``spla/kernels`` standing alone -- a CUDA syntax
+  or template error fails here;
+* ``-m exhaustive`` (the device round runs it) compiles every instantiation the GPU backend can
+  request (each registered semiring on each of its domains, MUL(a, x) variants for mxv,
+  int32/int64 indices, pattern/valued; those with int64 indices and values, which contain every
+  functor and atomic, through ptxas to SASS, the rest to PTX) and scCSC, scCOOC and merge over
+  the whole (monoid, operator, domain) cross product;
 * the .cuh files must stay NVRTC-compatible (CuPy compiles them at run time): once
   ``spla.backends.cuda_source.load`` has inlined the local ``#include "..."`` lines (spmv.cuh is an
   umbrella over ``spla/kernels/spmv/*.cuh``), no #include is left and no standard library is used;
 * ``cuda_source.load`` inlines every family file of the umbrella exactly once, and the inlined text
   defines every kernel and functor the backend names;
 * when an NVRTC library is loadable (the ``nvidia-cuda-nvrtc-cu12`` wheel or a CUDA toolkit),
-  a sample of modules is compiled exactly as CuPy does (name expressions, lowered names).
+  the :data:`SAMPLE` modules are compiled exactly as CuPy does (name expressions, lowered names).
 
-Skipped when ``nvcc`` (resp. libnvrtc) is not available.  The nvcc compile takes about 6 minutes on CI's two cores
-(its jobs run in parallel; each may take up to 600 s, which a loaded machine has exceeded).
+Skipped when ``nvcc`` (resp. libnvrtc) is not available.  The nvcc jobs run as many at a time as
+there are cores; one that runs past :data:`NVCC_TIMEOUT` fails with a message that says so.
 """
 
 from __future__ import annotations
@@ -26,7 +32,10 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -65,19 +74,56 @@ def _translation_unit(names):
     return "\n".join(lines) + "\n"
 
 
+#: seconds one nvcc job may take: far beyond what a job needs, so that only a stalled or badly
+#: overloaded machine reaches it
+NVCC_TIMEOUT = 600
+
+#: (ADD, MUL, T, I, pattern) of the modules compiled by default (and by NVRTC where it loads):
+#: together they cover every domain, every monoid, both index types, pattern and valued, and both
+#: instantiations of the windows kernel
+SAMPLE = [("plus", "times", np.float32, np.int32, True), ("plus", "times", np.int64, np.int64, False),
+          ("min", "plus", np.float64, np.int32, False), ("any", "pair", np.bool_, np.int64, True),
+          ("lor", "land", np.bool_, np.int32, False), ("bor", "second", np.uint64, np.int32, False),
+          ("max", "first", np.uint32, np.int64, True), ("any", "second", np.int32, np.int32, False),
+          ("plus", "first", np.float32, np.int64, True)]
+
+
+def _cores():
+    """The cores this process may run on (a container's share, not the host's count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _run_nvcc(cmd, what):
+    """Run one nvcc command; None when it succeeds, else the message of its failure."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)  # its own group: a timeout stops cicc and ptxas too
+    try:
+        out, _ = proc.communicate(timeout=NVCC_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return (f"$ {' '.join(cmd)}\nnvcc did not finish {what} within NVCC_TIMEOUT = {NVCC_TIMEOUT} s: the "
+                "machine is stalled or overloaded (other jobs on its cores?); rerun it on a quieter machine")
+    return None if proc.returncode == 0 else f"$ {' '.join(cmd)}\n{out}"
+
+
 def _compile_all(tmp_path, jobs):
-    """Start every nvcc job [(names, extra flags)] in parallel; return [(cmd, returncode, output)]."""
-    procs = []
-    for n, (names, flags) in enumerate(jobs):
+    """Compile every nvcc job [(names, extra flags)], as many at a time as there are cores; return
+    the messages of the jobs that failed."""
+    def job(n, names, flags):
         src = tmp_path / f"spla_kernels_{n}.cu"
         src.write_text(_translation_unit(names))
         cmd = [NVCC, "-arch=sm_90", "-std=c++17", *flags, "-o", os.devnull, str(src)]
-        procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
-    results = []
-    for cmd, p in procs:
-        out, _ = p.communicate(timeout=600)
-        results.append((cmd, p.returncode, out))
-    return results
+        return _run_nvcc(cmd, f"compiling {len(names)} instantiations")
+
+    with ThreadPoolExecutor(max_workers=_cores()) as pool:
+        results = list(pool.map(lambda a: job(*a), [(n, names, flags) for n, (names, flags) in enumerate(jobs)]))
+    return [r for r in results if r is not None]
+
+
+def _assert_compiled(tmp_path, jobs):
+    failures = _compile_all(tmp_path, jobs)
+    assert not failures, "nvcc failed:\n" + "\n".join(failures)[-20000:]
 
 
 def test_headers_are_nvrtc_compatible():
@@ -180,34 +226,120 @@ def test_every_semiring_and_dtype_has_a_kernel():
     assert not gpu.supports("nope", "plus_times", np.float32)[0]
 
 
-def _cross_product_names():
-    """scCSC, scCOOC and merge for every (monoid, operator, dtype) with a functor (int32, valued)."""
-    names = set()
-    for add, (_, add_dtypes) in gpu.ADD_FUNCTORS.items():
-        for mul, (_, mul_dtypes) in gpu.MUL_FUNCTORS.items():
-            for dt in add_dtypes:
-                if dt in mul_dtypes:
-                    ex = gpu.name_expressions(add, mul, dt, np.int32, False)
-                    names.update((ex["scCSC"], ex["scCOOC"], ex["merge"]))
-    return sorted(names)
+def _functor_combos():
+    """Every (monoid, operator, domain) with a functor for each (what supports() accepts)."""
+    return [(add, mul, dt) for add, (_, add_dtypes) in gpu.ADD_FUNCTORS.items()
+            for mul, (_, mul_dtypes) in gpu.MUL_FUNCTORS.items() for dt in add_dtypes if dt in mul_dtypes]
+
+
+def _functor_cover():
+    """(monoid, operator, domain) triples in which every monoid and every operator meets every domain
+    it is written for at least once: per domain, the longer of the two lists, the shorter cycled."""
+    triples = []
+    for dt in gpu.C_TYPES:
+        adds = [a for a, (_, dts) in gpu.ADD_FUNCTORS.items() if dt in dts]
+        muls = [m for m, (_, dts) in gpu.MUL_FUNCTORS.items() if dt in dts]
+        triples += [(adds[i % len(adds)], muls[i % len(muls)], dt) for i in range(max(len(adds), len(muls)))]
+    return triples
+
+
+def _frontier_names():
+    return [name for q in (np.int32, np.int64) for i in (np.int32, np.int64)
+            for name in gpu.frontier_name_expressions(q, i).values()]
+
+
+def test_sample_covers_every_template_domain_and_functor():
+    """What the default compile promises: SAMPLE names every kernel of a module on both index types,
+    pattern and valued, every domain and every monoid; the functor cover pairs every monoid and every
+    operator with every domain it is written for; the cross product is everything supports() accepts."""
+    keys = set().union(*(gpu.name_expressions(*m) for m in SAMPLE))
+    assert keys == set(gpu.name_expressions("plus", "times", np.float32, np.int32, True))
+    for idx in gpu.INDEX_TYPES:
+        for pattern in (False, True):
+            modules = [gpu.name_expressions(*m) for m in SAMPLE if m[3] == idx and m[4] == pattern]
+            assert modules, (idx, pattern)
+            want = keys - ({"veCSC_windows", "windows_scan"} if not pattern else set())
+            assert want <= set().union(*modules), (idx, pattern, want - set().union(*modules))
+    assert {np.dtype(m[2]) for m in SAMPLE} == set(gpu.C_TYPES)
+    assert {m[0] for m in SAMPLE} == set(gpu.ADD_FUNCTORS)
+    cover = _functor_cover()
+    assert {(a, dt) for a, _, dt in cover} == {(a, dt) for a, (_, dts) in gpu.ADD_FUNCTORS.items() for dt in dts}
+    assert {(m, dt) for _, m, dt in cover} == {(m, dt) for m, (_, dts) in gpu.MUL_FUNCTORS.items() for dt in dts}
+    assert set(cover) <= set(_functor_combos())
+    from spla import semirings
+
+    for name in semirings.names():  # the registered semirings are in the cross product, swapped or not
+        sr = semirings.get(name)
+        for dt in sr.dtypes:
+            if np.dtype(dt) in gpu.C_TYPES:
+                for swap in (False, True):
+                    assert (sr.add.name, gpu.swap_op(sr.mul.name, swap), np.dtype(dt)) in _functor_combos()
 
 
 @needs_nvcc
+def test_nvcc_compiles_every_kernel_source(tmp_path):
+    """Each translation unit includes every kernel source: the SAMPLE modules and the functor cover
+    with every atomic through ptxas to SASS (-c), the bit word, frontier and popcount kernels with
+    them, and every (monoid, operator, domain) through scCOOC to PTX (-ptx)."""
+    sample = sorted({name for m in SAMPLE for name in gpu.name_expressions(*m).values()})
+    cover = sorted({gpu.name_expressions(a, m, dt, np.int32, False)["scCOOC"] for a, m, dt in _functor_cover()})
+    cross = sorted({gpu.name_expressions(a, m, dt, np.int32, False)["scCOOC"] for a, m, dt in _functor_combos()})
+    others = ["spla_weighted_rowsum<true>", "spla_weighted_rowsum<false>", *POPCOUNT_NAMES, *_frontier_names()]
+    _assert_compiled(tmp_path, [(sample[0::2], ["-c"]), (sample[1::2], ["-c"]), (cover + others, ["-c"]),
+                                (cross, ["-ptx"])])
+
+
+@needs_nvcc
+def test_nvcc_compiles_each_header_alone(tmp_path):
+    """Each part includes what it uses (docs/kernels.md): nvcc compiles any header of spla/kernels
+    as the only include of a translation unit."""
+    headers = sorted(gpu.KERNEL_DIR.glob("*.cuh")) + SPMV_PARTS
+    assert len(headers) == 3 + len(SPMV_PARTS)
+
+    def job(header):
+        src = tmp_path / f"alone_{header.parent.name}_{header.stem}.cu"
+        src.write_text(f'#include "{header}"\n')
+        return _run_nvcc([NVCC, "-arch=sm_90", "-std=c++17", "-ptx", "-o", os.devnull, str(src)],
+                         f"compiling {header.name} alone")
+
+    with ThreadPoolExecutor(max_workers=_cores()) as pool:
+        failures = [f for f in pool.map(job, headers) if f is not None]
+    assert not failures, "nvcc failed:\n" + "\n".join(failures)[-20000:]
+
+
+@needs_nvcc
+def test_nvcc_timeout_names_the_job_and_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "NVCC_TIMEOUT", 0.001)
+    failures = _compile_all(tmp_path, [(["spla_weighted_rowsum<true>"], ["-ptx"])])
+    assert len(failures) == 1
+    assert "nvcc did not finish compiling 1 instantiations within NVCC_TIMEOUT = 0.001 s" in failures[0]
+
+
+def _cross_product_names():
+    """scCSC, scCOOC and merge for every (monoid, operator, dtype) with a functor (int32, valued)."""
+    names = set()
+    for add, mul, dt in _functor_combos():
+        ex = gpu.name_expressions(add, mul, dt, np.int32, False)
+        names.update((ex["scCSC"], ex["scCOOC"], ex["merge"]))
+    return sorted(names)
+
+
+@pytest.mark.exhaustive
+@needs_nvcc
 def test_nvcc_compiles_every_instantiation(tmp_path):
     """All instantiations through the front end and code generation (-ptx); those with int64
-    indices and values also through ptxas to SASS (-c): every atomic and functor is in that set."""
+    indices and values also through ptxas to SASS (-c): every atomic and functor is in that set.
+    Each list is cut into one job per core."""
     names = gpu.all_name_expressions()
     assert len(names) > 100
     full = [n for n in names if "long long, false>" in n or not n.startswith(("spla_sc", "spla_ve"))]
     rest = sorted(set(names) - set(full))
     cross = sorted(set(_cross_product_names()) - set(names))
-    nchunks = max(1, min(4, os.cpu_count() or 1))
-    frontier = [name for q in (np.int32, np.int64) for i in (np.int32, np.int64)
-                for name in gpu.frontier_name_expressions(q, i).values()]
-    jobs = [(full + POPCOUNT_NAMES + frontier, ["-c"])] + [(rest[i::nchunks], ["-ptx"]) for i in range(nchunks)]
-    jobs.append((cross, ["-ptx"]))
-    failures = [f"$ {' '.join(cmd)}\n{out}" for cmd, rc, out in _compile_all(tmp_path, jobs) if rc != 0]
-    assert not failures, "nvcc failed:\n" + "\n".join(failures)[-20000:]
+    cores = _cores()
+    full += POPCOUNT_NAMES + _frontier_names()
+    jobs = [(part[i::cores], [flag]) for part, flag in ((full, "-c"), (rest, "-ptx"), (cross, "-ptx"))
+            for i in range(cores) if part[i::cores]]
+    _assert_compiled(tmp_path, jobs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,11 +398,7 @@ def test_nvrtc_compiles_sample_modules():
     if lib is None:
         pytest.skip("no libnvrtc to load (pip install nvidia-cuda-nvrtc-cu12 to run this check)")
     source = cuda_source.load(gpu.SPMV_SOURCE)
-    sample = [("plus", "times", np.float32, np.int32, True), ("plus", "times", np.int64, np.int64, False),
-              ("min", "plus", np.float64, np.int32, False), ("any", "pair", np.bool_, np.int64, True),
-              ("lor", "land", np.bool_, np.int32, False), ("bor", "second", np.uint64, np.int32, False),
-              ("max", "first", np.uint32, np.int64, True), ("any", "second", np.int32, np.int32, False)]
-    for add, mul, dt, idx, pattern in sample:
+    for add, mul, dt, idx, pattern in SAMPLE:
         names = list(gpu.name_expressions(add, mul, dt, idx, pattern).values())
         lowered = _nvrtc_compile(lib, source, names)
         assert all(v.startswith("_Z") for v in lowered.values())

@@ -1,6 +1,7 @@
 """PageRank against networkx.pagerank: every option, dangling vertices, weights, errors."""
 
 import gzip
+import re
 
 import networkx as nx
 import numpy as np
@@ -270,6 +271,12 @@ def test_scalar_options_fail_at_the_door(monkeypatch):
     for alpha in ("0.85", None, np.full(4, 0.85)):
         with pytest.raises(TypeError, match="alpha must be a finite real number"):
             pagerank(G, alpha=alpha, device="cpu")
+    for alpha in (1.5, -0.1, 1 + 1e-12, np.float32(2.0)):
+        with pytest.raises(ValueError, match=rf"alpha must be a finite real number in \[0, 1\] .*got {re.escape(repr(alpha))}"):
+            pagerank(G, alpha=alpha, device="cpu")
+    for max_iter in (-1, np.int64(-5)):
+        with pytest.raises(ValueError, match=rf"max_iter must be >= 0 .*got {re.escape(repr(max_iter))}"):
+            pagerank(G, max_iter=max_iter, device="cpu")
     for tol in (0, -1e-6, np.nan):
         with pytest.raises(ValueError, match=rf"tol must be a real number > 0 .*got {tol!r}"):
             pagerank(G, tol=tol, device="cpu")
@@ -280,6 +287,49 @@ def test_scalar_options_fail_at_the_door(monkeypatch):
             pagerank(G, max_iter=max_iter, device="cpu")
     with pytest.raises(spla.UnknownNameError, match="unknown kernel 'bogus'"):
         pagerank(nx.Graph(), kernel="bogus", device="cpu")  # the empty graph runs no product
+
+
+def test_alpha_outside_the_unit_interval_is_refused_where_networkx_iterates():
+    """networkx runs max_iter iterations into PowerIterationFailedConvergence on alpha = 1.5; spla
+    refuses it before any work, and takes both ends of [0, 1] as networkx does."""
+    G = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3)])  # 3 is dangling
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(G, alpha=1.5)
+    with pytest.raises(ValueError, match=r"alpha must be a finite real number in \[0, 1\] .*got 1\.5"):
+        pagerank(G, alpha=1.5, device="cpu")
+    pers = {0: 1.0, 3: 3.0}
+    for alpha in (0.0, 1.0, 0, 1):
+        np.testing.assert_allclose(pagerank(G, alpha=alpha, personalization=pers, device="cpu", **TIGHT),
+                                   arr(nx.pagerank(G, alpha=alpha, personalization=pers, **TIGHT), G), atol=ATOL)
+    np.testing.assert_allclose(pagerank(G, alpha=0.0, personalization=pers, device="cpu"), [0.25, 0, 0, 0.75])
+
+
+@pytest.mark.parametrize("name", ["personalization", "nstart", "dangling"])
+def test_distribution_arguments_fail_at_the_door(name, monkeypatch):
+    """personalization, nstart and dangling are distributions: negative values (networkx returns
+    scores that are no distribution, or negative ones), values that are not numbers and arrays of
+    the wrong shape are refused before any iteration runs, naming the argument and the entry."""
+    G = nx.DiGraph([("a", "b"), ("b", "c")])  # c is dangling
+    S = nx.to_scipy_sparse_array(G)
+    monkeypatch.setattr(spla, "Replay", lambda *a, **k: pytest.fail("an iteration ran"))
+    with pytest.raises(ValueError, match=rf"{name} gives node 'b' the value -0\.5; its values must be >= 0"):
+        pagerank(G, device="cpu", **{name: {"a": 1.0, "b": -0.5}})
+    with pytest.raises(ValueError, match=rf"{name} gives vertex 2 the value -1\.0; its values must be >= 0"):
+        pagerank(S, device="cpu", **{name: np.array([3.0, 0.0, -1.0])})
+    with pytest.raises(ValueError, match=rf"{name} gives vertex 0 the value -1\.0"):  # sums to 1 all the same
+        pagerank(S, device="cpu", **{name: [-1.0, 1.0, 1.0]})
+    for value in ("x", None, [1.0]):
+        with pytest.raises(TypeError, match=rf"{name}: the value of key 'b' is {re.escape(repr(value))}, not a real"):
+            pagerank(G, device="cpu", **{name: {"a": 1.0, "b": value}})
+    with pytest.raises(TypeError, match=rf"{name} must be a dict or an array of 3 real numbers, got list"):
+        pagerank(S, device="cpu", **{name: ["a", "b", "c"]})
+    for shape in ((2,), (4,), (3, 1), (1, 3), ()):
+        with pytest.raises(ValueError, match=rf"{name} must have shape \(3,\), got {re.escape(str(shape))}"):
+            pagerank(S, device="cpu", **{name: np.ones(shape)})
+    with pytest.raises(ValueError, match=rf"{name} must have shape \(3,\), got \(2,\)"):
+        pagerank(G, device="cpu", **{name: [1.0, 1.0]})
+    with pytest.raises(ValueError, match=rf"{name} must have shape \(3,\), got \(\)"):
+        pagerank(G, device="cpu", **{name: 1.0})
 
 
 @pytest.mark.parametrize("name", ["personalization", "nstart", "dangling"])

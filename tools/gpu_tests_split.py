@@ -9,6 +9,10 @@ process's log goes to DIR/gpu_tests_<i>.log; the last lines of each are printed 
 Exits non-zero when any process failed or timed out.  On a one-GPU host it is the plain suite.
 Paths (test files or ids) choose what is collected; options (attach their values: ``-kEXPR``,
 ``--durations=10``) go to every process.
+
+Beside the GPU processes, one more runs ``pytest -m exhaustive`` (every kernel instantiation through
+nvcc; it needs no GPU and sees none), at a lower CPU priority, its log DIR/gpu_tests_exhaustive.log;
+``--no-exhaustive`` leaves it out.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=540.0, help="seconds for each process (default 540)")
     ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder of the logs (default $OUT)")
+    ap.add_argument("--no-exhaustive", dest="exhaustive", action="store_false",
+                    help="leave out the exhaustive kernel compile (pytest -m exhaustive)")
     args, extra = ap.parse_known_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -60,13 +66,19 @@ def main(argv: list[str] | None = None) -> int:
     rounds = [[("multi", base + multi, None)] if count >= 2 and multi else [],  # the two-GPU tests first, alone
               [(str(i), base + ids[i::lanes], visible[i] if count >= 2 else None)
                for i in range(lanes) if ids[i::lanes]]]
+    if args.exhaustive:  # CPU work only (nvcc): beside the GPU processes, yielding the CPU to them
+        exhaustive = [sys.executable, "-m", "pytest", "-m", "exhaustive", "-q", "-rs", "-p", "no:cacheprovider",
+                      *options]
+        rounds[1].append(("exhaustive", exhaustive, ""))
     failed = 0
     for jobs in rounds:
         procs = []
         for name, cmd, gpu in jobs:
             env = None if gpu is None else {**os.environ, "CUDA_VISIBLE_DEVICES": gpu}
             log = open(out / f"gpu_tests_{name}.log", "w")
-            procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env), log))
+            nice = (lambda: os.nice(10)) if name == "exhaustive" else None
+            procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                                 preexec_fn=nice), log))
         for name, proc, log in procs:
             try:
                 rc = proc.wait(timeout=max(1.0, args.timeout - (time.perf_counter() - t0)))
