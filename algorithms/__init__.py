@@ -14,7 +14,8 @@ source lives here.
 Modules: ``betweenness`` (the public betweenness functions and the choice of path), with one module
 per path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sparse`` (sparse frontiers),
 ``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
-harmonic, sum of distances by a bit-parallel BFS), ``daccer``, ``pagerank``, ``degree``,
+harmonic, sum of distances by a bit-parallel BFS), ``hops`` (eccentricity and blocks of hop
+distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
 ``correlation``; ``_common`` (input conversion and shared checks).
 """
 
@@ -24,10 +25,11 @@ from .correlation import rank_correlation
 from .daccer import daccer_volumes
 from .degree import degree_centrality
 from .distances import closeness_centrality, harmonic_centrality, sum_of_distances
+from .hops import eccentricity, hop_distance_blocks
 from .pagerank import pagerank
 
 __all__ = [
     "bfs_levels", "betweenness_centrality", "edge_betweenness_centrality", "closeness_centrality",
     "harmonic_centrality", "sum_of_distances", "daccer_volumes", "pagerank", "degree_centrality",
-    "rank_correlation",
+    "rank_correlation", "eccentricity", "hop_distance_blocks",
 ]

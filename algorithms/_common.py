@@ -92,6 +92,28 @@ def as_list(sources, name="sources") -> list:
     return list(it)
 
 
+def vertex_indices(G, vertices, name="vertices") -> np.ndarray:
+    """``vertices`` as int64 vertex indices, order and repeats kept: nodes of G when G is a networkx
+    graph (positions in ``list(G)``), else integers 0..n-1 of G's n vertices."""
+    items = vertices if isinstance(vertices, np.ndarray) else as_list(vertices, name)
+    if is_networkx_graph(G):
+        index = {v: i for i, v in enumerate(G)}
+        missing = [v for v in items if v not in index]
+        if missing:
+            raise ValueError(f"{name} contains {missing[0]!r}, which is not a node of the graph")
+        return np.asarray([index[v] for v in items], dtype=np.int64)
+    idx = np.asarray(items).ravel()
+    if idx.size == 0:
+        return idx.astype(np.int64)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be vertex indices (integers 0..n-1), got dtype {idx.dtype}")
+    n = G.shape[0]
+    if idx.min() < 0 or idx.max() >= n:
+        bad = int(idx.min() if idx.min() < 0 else idx.max())
+        raise ValueError(f"{name} contains vertex {bad}, outside 0..{n - 1}")
+    return idx.astype(np.int64)
+
+
 def check_sources(sources, n: int, name="sources") -> np.ndarray:
     """Validate a list/array of vertex indices in 0..n-1 (int64, order kept, duplicates rejected)."""
     s = np.asarray(sources if isinstance(sources, np.ndarray) else as_list(sources, name))

@@ -50,7 +50,7 @@ log = logging.getLogger("spla")
 
 
 @on_graph_device
-def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=True, endpoints=False,
+def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True, endpoints=False,
                            batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None):
     """Shortest-path betweenness centrality of every vertex (networkx semantics and defaults).
 
@@ -64,6 +64,11 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
     sources : sequence of vertices, optional
         Only paths starting at these sources (indices 0..n-1; nodes for a networkx graph):
         equals ``networkx.betweenness_centrality_subset(G, sources, list(G), normalized=...)``.
+    targets : iterable of vertices, optional
+        Only paths ending at these targets (indices 0..n-1; nodes for a networkx graph; repeats
+        count once, as networkx reads them into a set): with ``sources`` (every vertex when absent),
+        equals ``networkx.betweenness_centrality_subset(G, sources, targets, normalized=...)``.
+        Runs on dense frontiers (``frontier`` "auto" or "dense"; one source at a time too).
     seed : int, random.Random, numpy Generator / RandomState or None
         As networkx takes it (a NumPy generator is wrapped the way networkx wraps it).
     normalized : bool
@@ -93,23 +98,31 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
     numpy float64 array (n,) indexed like the input's vertices.
     """
     _check_options(batch_size, kernel, progress, frontier)
+    if targets is not None and frontier == "sparse":
+        raise ValueError("targets= runs on dense frontiers; use frontier='auto' or 'dense'")
     src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
-    if sources is not None and endpoints:
-        raise ValueError("endpoints=True cannot be combined with sources= (networkx's "
+    subset = sources is not None or targets is not None
+    if subset and endpoints:
+        raise ValueError("endpoints=True cannot be combined with sources= or targets= (networkx's "
                          "betweenness_centrality_subset has no endpoints option)")
+    tgt = _targets(A, M, targets, k)
     bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress,
-              frontier=frontier)
+              frontier=frontier, targets=tgt)
     return to_numpy(_rescale(bc, n, normalized=normalized, directed=directed,
-                             endpoints=endpoints and sources is None, sampled=sampled))
+                             endpoints=endpoints and not subset, sampled=sampled))
 
 
 @on_graph_device
-def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_size="auto", device=None,
-                                kernel="auto", progress=None):
+def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True,
+                                batch_size="auto", device=None, kernel="auto", progress=None):
     """Edge betweenness centrality (networkx ``edge_betweenness_centrality`` semantics).
 
-    Parameters as :func:`betweenness_centrality` (k, seed, normalized, batch_size, device, kernel,
-    progress); there are no sources, endpoints or frontier options (the dense path always runs).
+    Parameters as :func:`betweenness_centrality` (k, sources, targets, seed, normalized, batch_size,
+    device, kernel, progress); there are no endpoints or frontier options (the dense path always
+    runs).  With ``sources`` and ``targets`` this is Brandes' edge betweenness of the paths from a
+    source to a target, Σ_{s ∈ S, t ∈ T} σ(s, t | e) / σ(s, t), which networkx's
+    ``edge_betweenness_centrality_subset`` computes when every vertex is a target (for a smaller set
+    of targets networkx splits a non-target's dependency evenly among its parents, not by path counts).
 
     Returns
     -------
@@ -119,10 +132,11 @@ def edge_betweenness_centrality(A, *, k=None, seed=None, normalized=True, batch_
     of the k parallel edges 1/k of it, for unweighted shortest paths).
     """
     _check_options(batch_size, kernel, progress)
-    src, sampled, n, directed, M = _prepare(A, k, None, seed, device)
+    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
     P = pattern_of(M)
+    tgt = _targets(A, M, targets, k)
     arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
-                           progress=progress))
+                           progress=progress, targets=tgt))
     if not directed and P.nnz:
         # bc(u -> v) = bc(v -> u) = the sum of both arcs' dependencies    (an undirected edge)
         arc_bc = arc_bc + arc_bc[_reverse_arc(P)]
@@ -174,6 +188,33 @@ def _prepare(A, k, sources, seed, device):
     else:
         src = np.arange(n, dtype=np.int64)
     return src, sampled, n, M.directed, M
+
+
+def _targets(A, M, targets, k):
+    """The targets as a float64 (n,) indicator on M's device (None: every vertex is a target).  Nodes of
+    a networkx graph or vertex indices; repeats count once (networkx reads the targets into a set)."""
+    if targets is None:
+        return None
+    if k is not None:
+        raise ValueError("give either k (sample sources) or targets, not both")
+    n = M.shape[0]
+    if not isinstance(targets, np.ndarray):
+        targets = as_list(targets, "targets")
+    if is_networkx_graph(A):
+        index = {v: i for i, v in enumerate(A)}
+        missing = [t for t in targets if t not in index]
+        if missing:
+            raise ValueError(f"targets contains {missing[0]!r}, which is not a node of the graph")
+        targets = [index[t] for t in targets]
+    t = np.unique(np.asarray(targets).ravel())
+    if t.size and t.dtype.kind not in "iu":
+        raise TypeError(f"targets must be vertex indices (integers 0..n-1), got dtype {t.dtype}")
+    if t.size and (t.min() < 0 or t.max() >= n):
+        bad = int(t.min() if t.min() < 0 else t.max())
+        raise ValueError(f"targets contains vertex {bad}, outside 0..{n - 1}")
+    ind = np.zeros(n, dtype=np.float64)
+    ind[t.astype(np.int64)] = 1.0
+    return M.xp.asarray(ind)
 
 
 def _python_random(seed):
@@ -245,9 +286,10 @@ def _is_oom(exc) -> bool:
     return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
 
 
-def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="dense"):
+def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="dense", targets=None):
     """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw), on M's device.
-    The options were checked by :func:`_check_options`."""
+    The options were checked by :func:`_check_options`; ``targets``: None or the (n,) target indicator,
+    which only the dense path takes."""
     P = pattern_of(M)
     n = P.shape[0]
     xp = P.xp
@@ -256,7 +298,7 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
         return xp.zeros(P.nnz if edges else n, dtype=np.float64)
     acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
     # one source (or batch_size=1) stays on the direction-optimised single-source path
-    use_sparse = not edges and batch_size != 1 and (frontier == "sparse" or (
+    use_sparse = not edges and targets is None and batch_size != 1 and (frontier == "sparse" or (
         frontier == "auto" and nsrc > 1 and sparse.use_sparse_frontier(P, src)))
     if batch_size == "auto":
         kb = sparse.auto_batch(P, nsrc) if use_sparse else _auto_batch(P, nsrc)
@@ -268,7 +310,7 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
     while done < nsrc:
         block = src[done:done + kb]
         try:
-            if len(block) == 1 and not edges and not use_sparse:
+            if len(block) == 1 and not edges and not use_sparse and targets is None:
                 # acc += δ_s                                   (one source: push or pull per level)
                 acc = single.single_source(P, int(block[0]), acc, endpoints=endpoints, kernel=kernel)
             elif use_sparse:
@@ -280,7 +322,7 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
                 if acc is None:
                     acc = xp.zeros(P.nnz if edges else n, dtype=np.float64)
                 # acc += Σ_{s in block} δ_s                    ((n, k) arrays; per arc with edges)
-                dense.block(P, block, acc, endpoints=endpoints, edges=edges, kernel=kernel)
+                dense.block(P, block, acc, endpoints=endpoints, edges=edges, kernel=kernel, targets=targets)
         except Exception as exc:
             if not _is_oom(exc):
                 raise

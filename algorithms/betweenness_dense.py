@@ -6,11 +6,15 @@ Definition (Brandes 2001; networkx ``betweenness_centrality`` and ``edge_between
     bc(v)       = Σ_s δ_s(v)                              (vertex betweenness, before rescaling)
     bc(v -> w)  = Σ_s σ_sv / σ_sw · (1 + δ_s(w))          (edge betweenness, arcs with level(w) = level(v) + 1)
 
+Restricted to a set of targets T (networkx ``betweenness_centrality_subset``; Brandes 2008, §3.1) the 1
+counting the paths that end at w becomes t(w), the indicator of w ∈ T:
+δ_s(v) = Σ_w σ_sv / σ_sw · (t(w) + δ_s(w)), and likewise for the arcs.
+
 σ_sv = number of shortest s-v paths.  The sources s of a block are the columns of (n, k) arrays:
 
     forward, d = 1, 2, ...:   f<!reached> = f +.first A            (σ of the vertices at depth d)
                               σ += f;  level[f != 0] = d
-    backward, d = D .. 1:     c = 1/σ + T   on level d, 0 elsewhere      (T = δ/σ)
+    backward, d = D .. 1:     c = t/σ + T   on level d, 0 elsewhere      (T = δ/σ; t = 1 without targets)
                               T<level == d-1> += A +.second c     (Σ over out-neighbours at depth d)
                               δ = σ · T
 
@@ -58,13 +62,16 @@ def accumulate(P, coeff, below, T, kernel):
 # σ += f;  level[f != 0] = d;  reached |= (f != 0)          -- one fused pass per BFS level
 _forward_update = spla.fuse(lambda xp: lambda sigma, f, level, reached, d: (
     sigma + f, xp.where(f != 0, d, level), reached | (f != 0)), name="bc_forward_update")
-# c = (1/σ + T) on level d, 0 elsewhere;  below = (level == d - 1)   -- one fused pass per level
-_backward_coeff = spla.fuse(lambda xp: lambda level, inv_sigma, T, d: (
-    xp.where(level == d, inv_sigma + T, 0.0), level == d - 1), name="bc_backward_coeff")
+# c = (t/σ + T) on level d, 0 elsewhere;  below = (level == d - 1)   -- one fused pass per level
+_backward_coeff = spla.fuse(lambda xp: lambda level, ends, T, d: (
+    xp.where(level == d, ends + T, 0.0), level == d - 1), name="bc_backward_coeff")
 
 
-def block(P, sources, acc, *, endpoints, edges, kernel):
+def block(P, sources, acc, *, endpoints, edges, kernel, targets=None):
     """Add one block of sources' dependencies into ``acc`` (vertex (n,) or arc (nnz,) sums).
+
+    ``targets``: None (every vertex a target) or the float64 (n,) indicator t of the targets, on
+    P's device: only paths ending at a target count.
 
     The backward sweep keeps T = δ / σ̃ instead of δ: T(v) = 2^-e_d Σ_w (1/σ̃(w) + T(w)) over
     the children w of v, so each level is one fused pass and one masked product that
@@ -102,10 +109,12 @@ def block(P, sources, acc, *, endpoints, edges, kernel):
     depth = d - 1
     del frontier
     inv_sigma = 1.0 / xp.where(reached, sigma, 1.0)  # 1 ./ σ̃ where reached
+    # t ./ σ̃: the paths that end at each vertex, as a share of its σ̃ (1 ./ σ̃ when every vertex is a target)
+    ends = inv_sigma if targets is None else inv_sigma * targets[:, None]
     T = xp.zeros((n, kb), dtype=np.float64)  # δ / σ̃
     for d in range(depth, 0, -1):
-        # coeff<level == d> = 1/σ̃ + T;  below = (level == d-1)
-        coeff, below = _backward_coeff(level, inv_sigma, T, np.int32(d))
+        # coeff<level == d> = t/σ̃ + T;  below = (level == d-1)
+        coeff, below = _backward_coeff(level, ends, T, np.int32(d))
         e = exps[d - 1]
         if e.any():
             # coeff = coeff · 2^-e_d                           (per source)
@@ -116,7 +125,7 @@ def block(P, sources, acc, *, endpoints, edges, kernel):
     delta = sigma * T
     del T
     if edges:
-        add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc)
+        add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc, targets)
         return
     delta[s, c] = 0.0  # a source's own dependency is not betweenness
     # acc += Σ_s δ_s                                             (over the block's sources)
@@ -127,8 +136,9 @@ def block(P, sources, acc, *, endpoints, edges, kernel):
         acc[s] += beyond.sum(axis=0)
 
 
-def add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc):
-    """acc[p] += Σ_s σ_sv/σ_sw (1 + δ_s(w)) for every arc p = v -> w with level(w) = level(v) + 1."""
+def add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc, targets=None):
+    """acc[p] += Σ_s σ_sv/σ_sw (t(w) + δ_s(w)) for every arc p = v -> w with level(w) = level(v) + 1
+    (t = 1 without ``targets``)."""
     if not exps or P.nnz == 0:
         return
     xp = P.xp
@@ -140,8 +150,9 @@ def add_arc_dependencies(P, level, sigma, delta, inv_sigma, exps, acc):
         lv, lw = tail(level), head(level)
         valid = (lv >= 0) & (lw == lv + 1)
         e = e_table[xp.clip(lw - 1, 0, len(exps) - 1), cols]
-        contrib = xp.ldexp(tail(sigma) * (1.0 + head(delta)) * head(inv_sigma), -e)
+        ends = 1.0 if targets is None else head(targets)[:, None]
+        contrib = xp.ldexp(tail(sigma) * (ends + head(delta)) * head(inv_sigma), -e)
         return xp.where(valid, contrib, 0.0).sum(axis=1)
 
-    # acc(v -> w) += Σ_s [level(w) = level(v) + 1] · 2^-e σ̃(v) (1 + δ(w)) / σ̃(w)      (chunks of arcs)
+    # acc(v -> w) += Σ_s [level(w) = level(v) + 1] · 2^-e σ̃(v) (t(w) + δ(w)) / σ̃(w)      (chunks of arcs)
     spla.apply_arcs(P, arc, acc, width=kb)

@@ -6,12 +6,14 @@
 
 with deg = networkx's ``G.degree``:
     undirected: neighbours counted once each, a self-loop counted twice;
-    directed:   in-degree + out-degree (a self-loop counts once in each, so twice).
+    directed:   in-degree + out-degree (a self-loop counts once in each, so twice);
+or, for a directed graph, ``G.in_degree`` / ``G.out_degree`` alone (networkx's
+``in_degree_centrality`` and ``out_degree_centrality``).
 
 Degrees count arcs, never weights: a SciPy / spla.Matrix input has one edge per stored
-entry (as ``networkx.from_scipy_sparse_array`` reads it).  A networkx multigraph's
-parallel edges each count, as networkx counts them; for any other input multi-edges
-are already merged.
+entry (as ``networkx.from_scipy_sparse_array`` reads it), unless ``multiplicity`` says its
+values count parallel edges.  A networkx multigraph's parallel edges each count, as networkx
+counts them; for any other input multi-edges are already merged.
 
 Needs: a square adjacency.  Cost: one product per direction, only for multigraphs
 (otherwise the matrix's stored-entry counts per row / column are used).
@@ -28,7 +30,7 @@ from ._common import as_matrix, on_graph_device, pattern_of, to_numpy
 
 
 @on_graph_device
-def degree_parts(G, *, device=None):
+def degree_parts(G, *, device=None, multiplicity=False):
     """(A, out, in_, loops) for a graph, as networkx counts degrees.
 
     A     : spla.Matrix, G's pattern (for traversals)
@@ -37,8 +39,15 @@ def degree_parts(G, *, device=None):
     loops : int64 (n,) self-loops at each vertex
     All on A's device.  networkx's ``G.degree`` is out + loops (undirected; out = in) or
     out + in_ (directed); ``G.out_degree`` is out.
+    multiplicity: G is a spla.Matrix whose values are the number of parallel arcs of each entry.
     """
-    if _common.is_networkx_graph(G) and G.is_multigraph() and len(G) > 0:
+    if multiplicity:
+        if not isinstance(G, spla.Matrix):
+            raise TypeError(f"multiplicity=True reads a spla.Matrix's values as edge counts; got {type(G).__name__}")
+        M = G if device is None else G.to(device)
+        if M.values is not None and M.values.dtype.kind not in "iu":
+            raise TypeError(f"multiplicity=True needs integer values (edge counts), got dtype {M.values.dtype}")
+    elif _common.is_networkx_graph(G) and G.is_multigraph() and len(G) > 0:
         import networkx as nx
 
         # multiplicity matrix: entry (i, j) = number of parallel arcs i -> j
@@ -77,7 +86,7 @@ def networkx_degree(G, *, device=None):
 
 
 @on_graph_device
-def degree_centrality(A, *, device=None):
+def degree_centrality(A, *, direction="both", multiplicity=False, device=None):
     """Degree centrality, equal to ``networkx.degree_centrality(G)``.
 
     DC(v) = deg(v) / (n - 1), deg as networkx's ``G.degree`` (undirected: self-loops count
@@ -86,6 +95,10 @@ def degree_centrality(A, *, device=None):
     Parameters
     ----------
     A : spla.Matrix, SciPy sparse matrix/array (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
+    direction : "both" (``G.degree``), "in" or "out" (``G.in_degree`` / ``G.out_degree`` of a directed
+        graph: networkx's ``in_degree_centrality`` / ``out_degree_centrality``)
+    multiplicity : bool, A is a spla.Matrix whose integer values count the parallel edges of each
+        entry (a multigraph's), and degrees count them
     device : where to compute
 
     Returns
@@ -94,9 +107,15 @@ def degree_centrality(A, *, device=None):
     """
     from .distances import is_empty_graph
 
+    if direction not in ("both", "in", "out"):
+        raise ValueError(f"direction must be 'both', 'in' or 'out', got {direction!r}")
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
-    M, deg = networkx_degree(A, device=device)
+    M, out, in_, loops = degree_parts(A, device=device, multiplicity=multiplicity)
+    if direction != "both" and not M.directed:
+        raise ValueError(f"direction={direction!r} needs a directed graph (networkx's in_degree_centrality and "
+                         "out_degree_centrality are not implemented for undirected graphs)")
+    deg = {"in": in_, "out": out}.get(direction, (out + in_) if M.directed else (out + loops))
     n = M.shape[0]
     if n <= 1:
         return np.ones(n, dtype=np.float64)

@@ -71,6 +71,7 @@ from spla.errors import DeviceMemoryError
 
 from . import _common
 from ._common import as_matrix, check_progress, on_graph_device, to_numpy
+from .bfs import bfs_levels
 
 log = logging.getLogger("spla.algorithms")
 
@@ -118,13 +119,14 @@ def block_words(A: spla.Matrix, total_words: int) -> int:
     return -(-total_words // nblocks)
 
 
-def _init_block(xp, n, s0, s1, W):
-    """vis_0 of the block of sources s0..s1-1 in W words: bit (s - s0) in row s, tail bits preset."""
+def _init_block(xp, n, s0, s1, W, rows=None):
+    """vis_0 of the block of sources s0..s1-1 in W words: bit (s - s0) in row s (in row rows[s - s0]
+    when the block's sources are the vertices ``rows``), tail bits preset."""
     vis = xp.zeros((n, W), dtype=np.uint64)
     m = s1 - s0
     k = xp.arange(m, dtype=np.int64)
     one = xp.ones(m, dtype=np.uint64)
-    vis[k + s0, k >> 6] = xp.left_shift(one, (k & 63).astype(np.uint64))
+    vis[k + s0 if rows is None else rows, k >> 6] = xp.left_shift(one, (k & 63).astype(np.uint64))
     used = m - 64 * (W - 1)  # bits used in the last word, 1..64
     pad = 64 * W - m
     if used < 64:
@@ -143,9 +145,12 @@ def _product(vis, A, direction, done, out, kernel):
 
 
 @on_graph_device
-def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None, kernel="auto", progress=None):
+def bit_bfs_blocks(A: spla.Matrix, run_block, *, sources=None, direction="in", max_depth=None, kernel="auto",
+                   progress=None):
     """Drive the bit-parallel all-sources BFS block by block.
 
+    ``sources``: None (every vertex, in order: source s is vertex s) or an int64 array of distinct
+    vertices on A's device (source s is vertex sources[s]); blocks take them in that order.
     For every source block this calls ``run_block(level_iter, s0, s1, W, pad)`` where
     ``level_iter`` is a generator yielding ``(d, vis_d)`` for d = 0, 1, ... (vis_d the
     (n, W) uint64 block state after d levels, valid only until the next step) and
@@ -161,7 +166,8 @@ def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None,
         raise ValueError(f"direction must be 'in' or 'out', got {direction!r}")
     n = A.shape[0]
     xp = A.xp
-    total_words = -(-n // 64)
+    nsrc = n if sources is None else int(sources.shape[0])
+    total_words = -(-nsrc // 64)
     if direction == "out" and A.T is A:
         direction = "in"  # symmetric: the same product, without the swap
     results = []
@@ -171,10 +177,11 @@ def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None,
     w0 = 0
     while w0 < total_words:
         Wb = min(W, total_words - w0)
-        s0, s1 = 64 * w0, min(n, 64 * (w0 + Wb))
+        s0, s1 = 64 * w0, min(nsrc, 64 * (w0 + Wb))
+        rows = None if sources is None else sources[s0:s1]
         try:
-            results.append(run_block(_levels(A, xp, n, s0, s1, Wb, direction, max_depth, kernel), s0, s1, Wb,
-                                     64 * Wb - (s1 - s0)))
+            results.append(run_block(_levels(A, xp, n, s0, s1, Wb, direction, max_depth, kernel, rows), s0, s1,
+                                     Wb, 64 * Wb - (s1 - s0)))
         except MemoryError as exc:
             if Wb == 1:
                 raise DeviceMemoryError(
@@ -186,7 +193,7 @@ def bit_bfs_blocks(A: spla.Matrix, run_block, *, direction="in", max_depth=None,
             continue
         w0 += Wb
         if progress is not None:
-            progress(s1, n)
+            progress(s1, nsrc)
     return results
 
 
@@ -214,13 +221,14 @@ def _first_level(A, vis, out, s0, s1, W, direction):
     xp.add.at(out.reshape(-1), rows * W + (pos >> 6), bits)
 
 
-def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel):
-    vis, _pad = _init_block(xp, n, s0, s1, W)
+def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel, rows=None):
+    """The block's levels (d, vis_d); ``rows``: the block's source vertices when they are not s0..s1-1."""
+    vis, _pad = _init_block(xp, n, s0, s1, W, rows)
     yield 0, vis
     nxt = xp.empty_like(vis)
     done = xp.empty(vis.shape, dtype=np.bool_)
     d = 0
-    if max_depth is None or max_depth >= 1:
+    if (max_depth is None or max_depth >= 1) and rows is None:
         _first_level(A, vis, nxt, s0, s1, W, direction)  # vis_1 = vis_0 | (vis_0 ⊕.⊗ A), pushed
         vis, nxt = nxt, vis
         d = 1
@@ -236,11 +244,13 @@ def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel):
 
 
 @on_graph_device
-def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=None):
+def distance_sums(A, *, direction="in", harmonic=False, sources=None, kernel="auto", progress=None):
     """Per-vertex distance statistics from the all-sources bit-parallel BFS.
 
     direction "in": for each vertex t, over the sources s that reach t;
     "out": for each vertex s, over the targets t that s reaches.
+    sources: None (every vertex) or an int64 array of distinct vertices on A's device, the only
+    sources ("in") or targets ("out") counted.
 
     Returns (dist_sum, reach, harm) on A's device: int64 (n,) Σ d, int64 (n,) number of
     vertices counted (the vertex itself included), float64 (n,) Σ 1/d over d >= 1
@@ -265,7 +275,7 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
             prev = c
         return dist, prev - pad, harm
 
-    parts = bit_bfs_blocks(A, run_block, direction=direction, kernel=kernel, progress=progress)
+    parts = bit_bfs_blocks(A, run_block, sources=sources, direction=direction, kernel=kernel, progress=progress)
     dist = xp.zeros(n, dtype=np.int64)
     reach = xp.zeros(n, dtype=np.int64)
     harm = xp.zeros(n, dtype=np.float64) if harmonic else None
@@ -280,7 +290,7 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
 
 # --------------------------------------------------------------------------- public API
 @on_graph_device
-def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", progress=None):
+def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, kernel="auto", progress=None):
     """Closeness centrality of every vertex, equal to ``networkx.closeness_centrality(G)``.
 
     C(u) = (r(u) - 1) / Σ_{v reaches u} d(v, u), times (r(u) - 1) / (n - 1) when
@@ -291,22 +301,29 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
     ----------
     A : spla.Matrix, SciPy sparse matrix/array (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
     wf_improved : bool, Wasserman–Faust scaling for disconnected graphs
+    vertices : sequence of vertices, optional
+        Only these vertices' closeness (indices 0..n-1; nodes for a networkx graph), one BFS each
+        over the reversed arcs (``bfs_levels`` on A.T) instead of the all-sources BFS: networkx's
+        ``closeness_centrality(G, u=...)``, for a few vertices.
     device, kernel : where to run, and the GPU product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push")
     progress : callable(done_sources, n), optional, called after each source block
 
     Returns
     -------
-    numpy float64 array (n,)
+    numpy float64 array (n,), or (len(vertices),) in their order
     """
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
+    picked = None if vertices is None else _common.vertex_indices(A, vertices, "vertices")
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
     M = as_matrix(A, device=device)
     n = M.shape[0]
     xp = M.xp
     if n == 1:
-        return np.zeros(1, dtype=np.float64)
+        return np.zeros(1 if picked is None else len(picked), dtype=np.float64)
+    if picked is not None:
+        return _closeness_of(M, picked, wf_improved, kernel)
     dist, reach, _ = distance_sums(M, direction="in", kernel=kernel, progress=progress)
     r1 = (reach - 1).astype(np.float64)
     tot = dist.astype(np.float64)
@@ -320,20 +337,39 @@ def closeness_centrality(A, *, wf_improved=True, device=None, kernel="auto", pro
 
 
 @on_graph_device
-def harmonic_centrality(A, *, device=None, kernel="auto", progress=None):
+def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress=None):
     """Harmonic centrality of every vertex, equal to ``networkx.harmonic_centrality(G)``.
 
-    H(u) = Σ_{v ≠ u, v reaches u} 1 / d(v, u)   (incoming distances for directed graphs).
+    H(u) = Σ_{v ∈ S, v ≠ u, v reaches u} 1 / d(v, u)   (incoming distances for directed graphs)
 
-    Parameters as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
+    over the sources S: every vertex, or ``sources`` (indices 0..n-1; nodes for a networkx graph;
+    repeats count once): ``networkx.harmonic_centrality(G, sources=S)``, whose BFS runs from the
+    sources only.  Other parameters as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
     """
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
+    picked = None if sources is None else np.unique(_common.vertex_indices(A, sources, "sources"))
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
     M = as_matrix(A, device=device)
-    _, _, harm = distance_sums(M, direction="in", harmonic=True, kernel=kernel, progress=progress)
+    src = None if picked is None else M.xp.asarray(picked)
+    _, _, harm = distance_sums(M, direction="in", harmonic=True, sources=src, kernel=kernel, progress=progress)
     return to_numpy(harm)
+
+
+def _closeness_of(M, picked, wf_improved, kernel):
+    """C(u) for the vertices ``picked``, each from one BFS over the reversed arcs (incoming distances)."""
+    n = M.shape[0]
+    out = np.zeros(len(picked), dtype=np.float64)
+    for i, u in enumerate(picked):
+        # level = hop distances d(v, u) of every v (a BFS from u along A.T)
+        level = bfs_levels(M.T, int(u), kernel=kernel)
+        reached = level >= 0
+        r1 = int(np.count_nonzero(reached)) - 1
+        tot = int(level[reached].sum())
+        if tot > 0:
+            out[i] = r1 / tot * (r1 / (n - 1) if wf_improved else 1.0)
+    return out
 
 
 @on_graph_device
