@@ -224,6 +224,11 @@ class Tuning:
     cpu_block_bytes: int = _tunable(64 << 20, _positive_int, "bytes of a CPU block of sources (sized for the cache)")
     memory_fraction: float = _tunable(0.8, _fraction, "fraction of the free device memory a block may use")
 
+    # ---- the networkx backend
+    networkx_min_edges: int = _tunable(0, _is_int_says("an int (0: every graph)"),
+                                       "the networkx backend's should_run declines graphs with fewer edges, which "
+                                       "networkx computes faster than spla converts them")
+
     # ---- entry-wise operations and file reading
     arc_chunk_elements: int = _tunable(1 << 24, _positive_int,
                                        "spla.apply_arcs: entries per chunk times the width fn gathers (bounds temporaries)")

@@ -10,8 +10,9 @@ every import of a project module is collected, at module level and inside functi
   with its edges);
 * the layers below: a layer never imports what its row forbids.
 
-Layers only call downward: the adapters (the ``spla`` command, the benchmarks and their probes,
-the tools) -> ``spla.algorithms`` -> the spla API -> backends -> kernels.
+Layers only call downward: the adapters (the ``spla`` command, the networkx backend, the
+benchmarks and their probes, the tools) -> ``spla.algorithms`` -> the spla API -> backends -> kernels.
+The networkx backend's info (``_spla_nx``, read at every networkx import) imports nothing of spla.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: is, or is under ("spla" is every spla module the rows above it do not claim)
 LAYERS = (
     ("cli", ("spla.cli", "spla.__main__")),
+    ("networkx backend", ("spla.nx_backend",)),
+    ("networkx backend info", ("_spla_nx",)),
     ("algorithms", ("spla.algorithms",)),
     ("engine", ("spla",)),
     ("benchmarks", ("benchmarks",)),
@@ -36,12 +39,18 @@ LAYERS = (
 
 #: what each layer must not import (a module, or anything under it), and why
 FORBIDDEN = {
-    "engine": (("spla.cli", "spla.__main__", "spla.algorithms", "benchmarks", "tools", "tests"),
+    "engine": (("spla.cli", "spla.__main__", "spla.algorithms", "spla.nx_backend", "_spla_nx", "benchmarks", "tools",
+                "tests"),
                "the engine is below everything that uses it"),
-    "algorithms": (("spla.cli", "spla.__main__", "spla.backends", "spla.selection", "spla.ops", "benchmarks",
-                    "tools", "tests"),
+    "algorithms": (("spla.cli", "spla.__main__", "spla.nx_backend", "_spla_nx", "spla.backends", "spla.selection",
+                    "spla.ops", "benchmarks", "tools", "tests"),
                    "the algorithms use the spla API, not the engine's private plumbing, and nothing above them"),
-    "cli": (("benchmarks", "tools", "tests"), "the command is an adapter over spla.algorithms and the spla API"),
+    "cli": (("spla.nx_backend", "benchmarks", "tools", "tests"),
+            "the command is an adapter over spla.algorithms and the spla API"),
+    "networkx backend": (("spla.cli", "spla.__main__", "spla.backends", "benchmarks", "tools", "tests"),
+                         "the networkx backend is an adapter over spla.algorithms and the spla API"),
+    "networkx backend info": (("spla",),
+                              "networkx reads the backend's info at every import: it stays free of spla's imports"),
     "benchmarks": (("tools", "tests"), "the benchmarks and their probes stand on spla alone"),
 }
 
@@ -50,7 +59,7 @@ NOBODY_IMPORTS = {
     "algorithms": "the algorithms are the package spla.algorithms; the top-level folder is only where it lives",
 }
 
-ROOTS = ("spla", "benchmarks", "tools", "tests")
+ROOTS = ("spla", "_spla_nx", "benchmarks", "tools", "tests")
 #: folders whose files run as scripts or test modules, with their own folder on sys.path
 SCRIPT_ROOTS = ("tools", "tests")
 
@@ -197,12 +206,14 @@ def test_the_graph_is_read():
     because it reads nothing)."""
     modules, edges, _ = _graph()
     for m in ("spla", "spla.matrix", "spla.cli", "spla.algorithms", "spla.algorithms.betweenness", "benchmarks.core",
-              "tests.test_layers"):
+              "tests.test_layers", "spla.nx_backend", "spla.nx_backend.centrality", "_spla_nx"):
         assert m in modules, m
     assert "spla.algorithms" in edges["spla.cli.measures"]
     assert "spla.cli" in edges["spla.__main__"]
     assert "benchmarks.core" in edges["benchmarks.spmv"]
-    assert {_layer(m) for m in modules} >= {"engine", "algorithms", "cli", "benchmarks", "tools", "tests"}
+    assert "spla.algorithms" in edges["spla.nx_backend.centrality"]
+    assert {_layer(m) for m in modules} >= {"engine", "algorithms", "cli", "benchmarks", "tools", "tests",
+                                            "networkx backend", "networkx backend info"}
 
 
 def test_no_import_cycle():
