@@ -225,9 +225,9 @@ class Tuning:
     memory_fraction: float = _tunable(0.8, _fraction, "fraction of the free device memory a block may use")
 
     # ---- the networkx backend
-    networkx_min_edges: int = _tunable(0, _is_int_says("an int (0: every graph)"),
-                                       "the networkx backend's should_run declines graphs with fewer edges, which "
-                                       "networkx computes faster than spla converts them")
+    networkx_min_edges: int = _tunable(150, _is_int_says("an int (0 or less: every graph)"),
+                                       "the networkx backend's should_run declines graphs with fewer edges, where "
+                                       "converting the graph costs more than networkx's own computation")
 
     # ---- entry-wise operations and file reading
     arc_chunk_elements: int = _tunable(1 << 24, _positive_int,
