@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import bc_all, bc_single, closeness, daccer, pagerank, shortness, spmv, sriram, yin
+from . import bc_all, bc_single, closeness, daccer, nx_backend, pagerank, shortness, spmv, sriram, yin
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ SECTIONS = (
     Section(yin, 0.09, "BC, closeness, PageRank and their correlations (Yin et al.)"),
     Section(sriram, 0.05, "Approximate BC, 2^12 sampled sources (Sriram et al.)"),
     Section(shortness, 0.09, "Sum of distances (shortness seed)"),
+    Section(nx_backend, 0.06, "networkx through the spla backend: betweenness and PageRank"),
 )
 
 #: the sections by name

@@ -371,3 +371,35 @@ def test_priority_dispatch_follows_can_run_and_should_run(conversions):
             weighted = nx.betweenness_centrality(G, weight="w")  # can_run says no: networkx runs it
             close(weighted, nx.betweenness_centrality(G, weight="w", backend="networkx"))
             assert conversions == ["betweenness_centrality"]
+
+
+# ----------------------------------------------------------------------------- the benchmark section
+@needs_entry_points
+def test_benchmark_section_runs_tiny_on_cpu(tmp_path):
+    """The ``networkx`` benchmark section on the tiny graphs: every measurement checked, nx-cugraph
+    skipped with its reason where it is not installed, the table written."""
+    import json
+    import os
+
+    out = tmp_path / "out"
+    env = dict(os.environ, SPLA_BENCH_CACHE=str(tmp_path / "cache"),
+               PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-m", "benchmarks", "--tiny", "--device", "cpu", "--only", "networkx",
+                        "--out", str(out), "--budget-s", "60"], cwd=REPO, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    (path,) = out.glob("*/*.json")
+    data = json.loads(path.read_text())
+    assert data["sections"]["networkx"]["status"] == "ok"
+    timed = [x for x in data["records"] if x.get("median_ms") is not None]
+    systems = {(x["graph"], x["measure"], x["system"]) for x in timed}
+    for g in ("karate", "jazz"):
+        for m in ("bc", "pagerank"):
+            assert {(g, m, s) for s in ("networkx", "spla-backend-first", "spla-backend", "spla-direct")} <= systems
+    assert all(x["status"] == "ok" and x["checked"] is True for x in timed), [x for x in timed if not x["checked"]]
+    md = path.with_suffix(".md").read_text()
+    assert "networkx through the spla backend" in md and "`jazz` | bc" in md
+    try:
+        import nx_cugraph  # noqa: F401
+    except ImportError:
+        assert "nx-cugraph: nx-cugraph not importable" in md
