@@ -266,6 +266,20 @@ def test_eccentricity_diameter_radius(G, data):
         assert call(getattr(bi, name), Gs) == want
 
 
+def test_on_start_tests_marks_the_listed_failures_xfail(monkeypatch):
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid, self.markers = nodeid, []
+
+        def add_marker(self, marker):
+            self.markers.append(marker)
+
+    monkeypatch.setitem(_spla_nx.EXPECTED_TEST_FAILURES, "test_bfs.py::TestBFS::test_x", "a reason")
+    items = [Item("tests/test_bfs.py::TestBFS::test_x[1]"), Item("tests/test_bfs.py::TestBFS::test_y")]
+    bi.on_start_tests(items)
+    assert [m.kwargs.get("reason") for m in items[0].markers] == ["a reason"] and items[1].markers == []
+
+
 # ----------------------------------------------------------------------------- can_run and should_run
 @pytest.mark.parametrize("name, args, kwargs, reason", [
     ("betweenness_centrality", (nx.path_graph(3),), {"weight": "w"}, "unweighted"),
