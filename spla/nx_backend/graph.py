@@ -158,7 +158,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         weights[attr] = _numeric(vals, attr)
     Gs = SplaGraph(nodes, G.is_directed(), multi, src, dst, mult=mult, keys=keys, key_attrs=key_attrs,
                    weights=weights, graph=G.graph if preserve_graph_attrs else None)
-    Gs.matrix("pattern")  # on the configured device now: the conversion is what the cache keeps
+    Gs.matrix("pattern")  # built here, on the configured device: the conversion is what the cache keeps
     for attr in weights:
         Gs.matrix(("weight", attr))
     return Gs
