@@ -32,8 +32,8 @@ Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loo
 parallel arcs count once: networkx's unweighted (weight=None) semantics.  Memory: the matrix
 (n + 1 + m words, twice for a directed graph, which also needs A.T) plus about 64 bytes per vertex
 per source of the block (40 with sparse frontiers); "auto" blocks take half the free device memory.
-The queue path holds, per core, about 44 bytes per vertex and 4-8 per arc, and an accumulator of
-n (vertex) or nnz (edge) float64.
+The queue path holds, per thread, about 52 bytes per vertex and 4 per arc (int32 indices; their
+share doubles with int64 ones), and an accumulator of n (vertex) or nnz (edge) float64.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from ._common import (as_list, as_matrix, check_progress, check_sources, free_de
 
 log = logging.getLogger("spla")
 
-#: host bytes per vertex of one thread of the queue path (its workspace, and the accumulator)
+#: host bytes per vertex of one thread of the queue path's workspace (spla.backends.cpu_paths)
 QUEUE_BYTES_PER_VERTEX = 52
 
 

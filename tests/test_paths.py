@@ -64,13 +64,17 @@ def assert_exact(got, want):
 @given(G=graphs(max_nodes=14, **ALL_KINDS), data=st.data())
 def test_dependencies_equal_exact_brandes(G, data):
     """Every kind of graph (empty, one vertex, disconnected, self-loops, parallel edges, directed), a
-    drawn list of sources (repeats count twice), vertex sums with or without endpoints, and arc sums."""
+    drawn list of sources (repeats count twice), vertex sums with or without endpoints, and arc sums;
+    levels pushed only (a huge paths_pull_scan), pulled wherever fewer arcs (0) or as shipped."""
     A = spla.Matrix.from_networkx(G, device="cpu")
     n = A.shape[0]
     sources = data.draw(st.lists(st.integers(0, n - 1), max_size=2 * n), label="sources") if n else []
     mode = data.draw(st.sampled_from(["vertex", "endpoints", "edges"]), label="mode")
+    scan = data.draw(st.sampled_from([spla.tuning.DEFAULT.paths_pull_scan, 0.0, 1e9]), label="paths_pull_scan")
     kw = dict(edges=mode == "edges", endpoints=mode == "endpoints")
-    assert_exact(spla.paths.dependencies(A, sources, **kw), brandes(A, sources, **kw))
+    with spla.tuning.override(paths_pull_scan=scan):
+        got = spla.paths.dependencies(A, sources, **kw)
+    assert_exact(got, brandes(A, sources, **kw))
 
 
 @needs_numba
@@ -83,6 +87,31 @@ def test_workers_share_the_sources(workers):
     for edges in (False, True):
         want = brandes(A, S, edges=edges)
         assert_exact(cpu_paths.dependencies(A, S, edges=edges, endpoints=False, workers=workers), want)
+
+
+@needs_numba
+def test_a_pulled_level_records_its_dag_arcs():
+    """From vertex 0 of K_{1,3} joined to K_{3,5} (0 -> a_i -> b_j, and arcs among the b's): level 2 is
+    cheaper pulled (the b's in-arcs) than pushed (the a's out-arcs, which also reach each other), and
+    its DAG arcs are the ones the sweep pushes from; the sums equal exact Brandes, pulled or not."""
+    from spla.backends import cpu_paths_kernels as kern
+
+    G = nx.DiGraph()
+    a, b = [1, 2, 3], [4, 5, 6, 7, 8]
+    G.add_edges_from((0, x) for x in a)
+    G.add_edges_from((x, y) for x in a for y in a if x != y)
+    G.add_edges_from((x, y) for x in a for y in b)
+    A = spla.Matrix.from_networkx(G, device="cpu")
+    T = A.T
+    ws = np.zeros((7, 10), dtype=A.rowidx.dtype)
+    ws[kern.LEVEL] = -1
+    dag = np.empty(A.nnz, dtype=A.rowidx.dtype)
+    tail = kern.search(0, T.colptr, T.rowidx, A.colptr, A.rowidx, ws, np.empty(9), dag, False, 8.0, 0.0)
+    assert tail == 9 and ws[kern.PULLED, 1] == 1 and ws[kern.PRED_N, 4:9].tolist() == [3] * 5
+    for scan in (0.0, 1e9):
+        with spla.tuning.override(paths_pull_scan=scan):
+            for edges in (False, True):
+                assert_exact(spla.paths.dependencies(A, range(9), edges=edges), brandes(A, range(9), edges=edges))
 
 
 def diamond_chain(count):

@@ -5,12 +5,19 @@ Definition (Brandes 2001; networkx ``_single_source_shortest_path_basic`` and ``
     δ_s(v)      = Σ_{w : v -> w on a shortest path from s} σ_sv / σ_sw · (1 + δ_s(w))
     arc(v -> w) = Σ_s σ_sv / σ_sw · (1 + δ_s(w))          (arcs with level(w) = level(v) + 1)
 
-Each source is one breadth-first search that counts σ in float64 (as networkx), then one sweep
-back over its queue: a source's work is the arcs its search reaches, twice.  The sources are dealt
-to T workers in turn (worker t takes sources t, t + T, t + 2T, ...), so that workers get sources
-of every kind; each worker owns its workspace and its accumulator, summed at the end.  The loops
-are compiled by numba (``@njit(parallel=True, cache=True)``): the first call on a machine compiles
-them once per index dtype and writes them to numba's cache, later processes load them.
+Each source is one breadth-first search that counts σ in float64 (as networkx) and records the
+arcs of its shortest-path DAG, then one sweep back over its queue along those arcs only.  A level
+of the search is pushed along its vertices' out-arcs, or pulled into the vertices not yet reached
+along their in-arcs, whichever reads fewer arcs (the pull also scans the vertices, the tunable
+``paths_pull_scan`` arcs' worth each): on graphs of few levels the last levels' out-arcs lead
+mostly to vertices already reached, and the pull skips them.  A source's work is thus at most the
+arcs it reaches, plus its DAG's arcs.  The sources are dealt to T workers in turn (worker t takes
+sources t, t + T, t + 2T, ...), so that workers get sources of every kind; each worker owns its
+workspace and its accumulator, summed at the end.  The loops are compiled by numba
+(``@njit(parallel=True, cache=True)``, in :mod:`spla.backends.cpu_paths_kernels`): the first call
+on a machine compiles them once per index dtype and writes them to numba's cache (``__pycache__``
+beside the module, or numba's user cache where that is read-only; ``NUMBA_CACHE_DIR`` moves it),
+later processes load them.
 
 Exactness: σ overflows float64 on graphs of many levels of many paths each (a chain of 1,100
 diamonds has 2^1100 shortest paths).  A level whose σ may exceed RESCALE_ABOVE = 2^512 (a bound
@@ -19,10 +26,11 @@ passes) is scaled by a power of two that brings its largest into [0.5, 1); the b
 divides the step into that level by the same power.  Powers of two scale exactly, so the result
 keeps float64's relative precision however large σ grows (the GPU paths scale the same way).
 
-Needs: the out-arcs (CSR: A.T's CSC arrays) for the search and, with arcs, the in-arcs (A's CSC
-arrays, whose positions the arc sums are indexed by).  Memory: 36 bytes per vertex and worker
-(σ, the sweep's coefficients, δ in float64; level, queue; the levels' exponents) and one
-accumulator per worker: n (vertices) or nnz (arcs) float64.
+Needs: the out-arcs (CSR: A.T's CSC arrays, built once and cached on A for a directed graph) and
+the in-arcs (A's CSC arrays, whose positions the arc sums are indexed by).  Memory per worker: 24
+bytes per vertex (σ, the sweep's coefficients and the pulled ones, float64), seven indices per
+vertex (level, queue, DAG offsets, per-level flags and exponents) and one per arc (the DAG), and an
+accumulator of n (vertices) or nnz (arcs) float64.
 """
 
 from __future__ import annotations
@@ -31,14 +39,11 @@ import threading
 
 import numpy as np
 
+from .. import tuning
 from ..matrix import declare_cache
 
 __all__ = ["available", "dependencies", "threads"]
 
-#: bytes per vertex of one worker's workspace (int64 indices: σ, coef, level, queue, exps, dag)
-WORKSPACE_BYTES_PER_VERTEX = 44
-#: bytes per arc of one worker's workspace (the shortest-path DAG's arcs, int64 indices)
-WORKSPACE_BYTES_PER_ARC = 8
 
 ARC_ORDER_KEY = declare_cache("arc_order", "the position of each arc among the out-arcs (CSR order of A)")
 
@@ -93,23 +98,23 @@ def dependencies(A, sources, *, edges, endpoints, workers):
     docstring): (n,) float64 δ sums (the endpoints counted when asked), or with ``edges`` (nnz,)
     arc sums in A's CSC order.  The caller checks the arguments and that :func:`available`."""
     run = _compile()
-    T = A.T  # column v of A.T lists the heads of v's out-arcs
-    out_ptr, out_idx = T.colptr, T.rowidx
+    T = A.T  # column v of A.T lists the heads of v's out-arcs; column w of A the tails of w's in-arcs
     n, nnz = A.shape[0], A.nnz
-    idx = out_idx.dtype
+    idx = A.rowidx.dtype
+    order = _arc_order(A) if edges else np.zeros(0, dtype=idx)
     workers = int(max(1, min(workers, len(sources))))
-    level = np.full((workers, n), -1, dtype=idx)
-    queue = np.empty((workers, n), dtype=idx)
+    ws = np.zeros((workers, 7, n + 1), dtype=idx)
+    ws[:, 0] = -1  # every level "not reached"
     sigma = np.empty((workers, n), dtype=np.float64)
     coef = np.empty((workers, n), dtype=np.float64)
-    exps = np.zeros((workers, n + 1), dtype=np.int32)
-    dag = np.empty((workers, n + 1), dtype=idx)
-    succ = np.empty((workers, nnz), dtype=idx)
+    pushed = np.zeros((workers, n), dtype=np.float64)
+    dag = np.empty((workers, nnz), dtype=idx)
     acc = np.zeros((workers, nnz if edges else n), dtype=np.float64)
     indeg = A.in_degree()
     growth = float(max(1, int(indeg.max()) if indeg.size else 1))
     with _lock:
-        run(out_ptr, out_idx, np.ascontiguousarray(sources, dtype=np.int64), growth, bool(edges), bool(endpoints),
-            level, queue, sigma, coef, exps, dag, succ, acc)
+        run(T.colptr, T.rowidx, A.colptr, A.rowidx, order.astype(idx, copy=False),
+            np.ascontiguousarray(sources, dtype=np.int64), growth, float(tuning.current().paths_pull_scan), bool(edges), bool(endpoints),
+            ws, sigma, coef, pushed, dag, acc)
     total = acc.sum(axis=0) if workers > 1 else acc[0]
-    return total[_arc_order(A)] if edges else total
+    return total[order] if edges else total
