@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import bc_all, bc_single, closeness, daccer, pagerank, shortness, spmv, sriram, yin
+from . import bc_all, bc_cpu, bc_single, closeness, daccer, pagerank, shortness, spmv, sriram, yin
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,11 @@ SECTIONS = (
     Section(yin, 0.09, "BC, closeness, PageRank and their correlations (Yin et al.)"),
     Section(sriram, 0.05, "Approximate BC, 2^12 sampled sources (Sriram et al.)"),
     Section(shortness, 0.09, "Sum of distances (shortness seed)"),
+    Section(bc_cpu, 0.10, "Exact betweenness on the CPU vs igraph and NetworKit (issue #37)"),
 )
+
+#: the sections ``python -m benchmarks --cpu`` runs (on the CPU): the laptop comparisons
+CPU_SECTIONS = ("bc_cpu",)
 
 #: the sections by name
 BY_NAME = {s.name: s for s in SECTIONS}

@@ -71,8 +71,9 @@ def test_dependencies_equal_exact_brandes(G, data):
     sources = data.draw(st.lists(st.integers(0, n - 1), max_size=2 * n), label="sources") if n else []
     mode = data.draw(st.sampled_from(["vertex", "endpoints", "edges"]), label="mode")
     scan = data.draw(st.sampled_from([spla.tuning.DEFAULT.paths_pull_scan, 0.0, 1e9]), label="paths_pull_scan")
+    here = data.draw(st.sampled_from([spla.tuning.DEFAULT.paths_parallel_min_arcs, 1]), label="parallel_min_arcs")
     kw = dict(edges=mode == "edges", endpoints=mode == "endpoints")
-    with spla.tuning.override(paths_pull_scan=scan):
+    with spla.tuning.override(paths_pull_scan=scan, paths_parallel_min_arcs=here):
         got = spla.paths.dependencies(A, sources, **kw)
     assert_exact(got, brandes(A, sources, **kw))
 
@@ -80,13 +81,16 @@ def test_dependencies_equal_exact_brandes(G, data):
 @needs_numba
 @pytest.mark.parametrize("workers", [1, 2, 3, 7])
 def test_workers_share_the_sources(workers):
-    """However many workers the sources are dealt to, the sums are the same (to rounding)."""
+    """However many workers the sources are dealt to (on threads, or one on the calling thread when the
+    work is small), the sums are the same (to rounding)."""
     G = nx.gnp_random_graph(60, 0.08, seed=4, directed=True)
     A = spla.Matrix.from_networkx(G, device="cpu")
     S = np.arange(60)
     for edges in (False, True):
         want = brandes(A, S, edges=edges)
-        assert_exact(cpu_paths.dependencies(A, S, edges=edges, endpoints=False, workers=workers), want)
+        for least in (1, spla.tuning.DEFAULT.paths_parallel_min_arcs):
+            with spla.tuning.override(paths_parallel_min_arcs=least):
+                assert_exact(cpu_paths.dependencies(A, S, edges=edges, endpoints=False, workers=workers), want)
 
 
 @needs_numba

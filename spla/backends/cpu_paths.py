@@ -13,7 +13,9 @@ along their in-arcs, whichever reads fewer arcs (the pull also scans the vertice
 mostly to vertices already reached, and the pull skips them.  A source's work is thus at most the
 arcs it reaches, plus its DAG's arcs.  The sources are dealt to T workers in turn (worker t takes
 sources t, t + T, t + 2T, ...), so that workers get sources of every kind; each worker owns its
-workspace and its accumulator, summed at the end.  The loops are compiled by numba
+workspace and its accumulator, summed at the end.  Calls whose sources times arcs are fewer than
+the tunable ``paths_parallel_min_arcs`` run on the calling thread: waking the others would cost
+more than they share.  The loops are compiled by numba
 (``@njit(parallel=True, cache=True)``, in :mod:`spla.backends.cpu_paths_kernels`): the first call
 on a machine compiles them once per index dtype and writes them to numba's cache (``__pycache__``
 beside the module, or numba's user cache where that is read-only; ``NUMBA_CACHE_DIR`` moves it),
@@ -64,7 +66,7 @@ def _compile():
     except Exception as exc:  # noqa: BLE001 - any failure to import numba means "not available"
         _why_not = f"numba is not importable ({type(exc).__name__}: {exc}); pip install numba"
         return None
-    _kernel = cpu_paths_kernels.run
+    _kernel = cpu_paths_kernels
     return _kernel
 
 
@@ -97,12 +99,13 @@ def dependencies(A, sources, *, edges, endpoints, workers):
     """Σ_{s in sources} of Brandes' dependencies on A's arcs, on ``workers`` threads (see the module
     docstring): (n,) float64 δ sums (the endpoints counted when asked), or with ``edges`` (nnz,)
     arc sums in A's CSC order.  The caller checks the arguments and that :func:`available`."""
-    run = _compile()
+    kernels = _compile()
     T = A.T  # column v of A.T lists the heads of v's out-arcs; column w of A the tails of w's in-arcs
     n, nnz = A.shape[0], A.nnz
     idx = A.rowidx.dtype
     order = _arc_order(A) if edges else np.zeros(0, dtype=idx)
-    workers = int(max(1, min(workers, len(sources))))
+    small = len(sources) * max(nnz, n) < tuning.current().paths_parallel_min_arcs
+    workers = 1 if small else int(max(1, min(workers, len(sources))))
     ws = np.zeros((workers, 7, n + 1), dtype=idx)
     ws[:, 0] = -1  # every level "not reached"
     sigma = np.empty((workers, n), dtype=np.float64)
@@ -112,6 +115,7 @@ def dependencies(A, sources, *, edges, endpoints, workers):
     acc = np.zeros((workers, nnz if edges else n), dtype=np.float64)
     indeg = A.in_degree()
     growth = float(max(1, int(indeg.max()) if indeg.size else 1))
+    run = kernels.run_here if workers == 1 else kernels.run
     with _lock:
         run(T.colptr, T.rowidx, A.colptr, A.rowidx, order.astype(idx, copy=False),
             np.ascontiguousarray(sources, dtype=np.int64), growth, float(tuning.current().paths_pull_scan), bool(edges), bool(endpoints),

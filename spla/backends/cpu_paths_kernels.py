@@ -167,19 +167,32 @@ def sweep(tail, out_idx, in_idx, in_to_out, ws, sigma, coef, pushed, dag, edges,
         acc[queue[0]] += tail - 1
 
 
+@njit(cache=True, nogil=True)
+def worker(t, workers, out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_cost, edges, endpoints, ws,
+           sigma, coef, pushed, dag, acc):
+    """Worker t of ``workers``: the sources t, t + workers, ... into acc[t], with workspace t."""
+    mine, wt = acc[t], ws[t]
+    for i in range(t, sources.shape[0], workers):
+        tail = search(sources[i], out_ptr, out_idx, in_ptr, in_idx, wt, sigma[t], dag[t], edges, growth, scan_cost)
+        sweep(tail, out_idx, in_idx, in_to_out, wt, sigma[t], coef[t], pushed[t], dag[t], edges, endpoints, mine)
+        level, queue = wt[LEVEL], wt[QUEUE]
+        for qi in range(tail):
+            level[queue[qi]] = -1
+
+
 @njit(parallel=True, cache=True)
 def run(out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_cost, edges, endpoints, ws, sigma, coef,
         pushed, dag, acc):
-    """Every worker t: the sources t, t + T, ... into acc[t] (T = acc.shape[0])."""
+    """Every worker t of T = acc.shape[0], on its own thread: the sources t, t + T, ... into acc[t]."""
     workers = acc.shape[0]
-    nsrc = sources.shape[0]
     for t in prange(workers):
-        mine, wt = acc[t], ws[t]
-        for i in range(t, nsrc, workers):
-            tail = search(sources[i], out_ptr, out_idx, in_ptr, in_idx, wt, sigma[t], dag[t], edges, growth,
-                          scan_cost)
-            sweep(tail, out_idx, in_idx, in_to_out, wt, sigma[t], coef[t], pushed[t], dag[t], edges, endpoints,
-                  mine)
-            level, queue = wt[LEVEL], wt[QUEUE]
-            for qi in range(tail):
-                level[queue[qi]] = -1
+        worker(t, workers, out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_cost, edges, endpoints,
+               ws, sigma, coef, pushed, dag, acc)
+
+
+@njit(cache=True, nogil=True)
+def run_here(out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_cost, edges, endpoints, ws, sigma,
+             coef, pushed, dag, acc):
+    """:func:`run` with one worker, on the calling thread (no thread to wake)."""
+    worker(0, 1, out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_cost, edges, endpoints, ws,
+           sigma, coef, pushed, dag, acc)
