@@ -48,6 +48,9 @@ transpose, ``vis_{d+1} = A bor.second vis_d`` (mxv: pulls along out-neighbours).
 unused bits of the last word (sources beyond n) are preset in every row, so a word can
 become ``done``; they cancel in the differences.
 
+On the CPU, when numba is installed, the same sums come from one compiled BFS per source instead
+(``spla.paths.distance_sums``, the machine's cores sharing the sources; ``use_searches``).
+
 Memory: two (n, W) uint64 arrays plus an (n, W) bool mask and the backend's
 temporaries, about 37·n bytes per word (``BYTES_PER_WORD_ROW``); W is chosen from
 ``free_device_bytes`` (the tunable ``memory_fraction`` of it, docs/decisions/algorithms.md) and
@@ -242,6 +245,8 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
     """
     n = A.shape[0]
     xp = A.xp
+    if use_searches(A):
+        return _searches(A, direction, harmonic, progress)
 
     def run_block(levels, s0, s1, W, pad):
         dist = xp.zeros(n, dtype=np.int64)
@@ -270,6 +275,33 @@ def distance_sums(A, *, direction="in", harmonic=False, kernel="auto", progress=
         if harmonic:
             harm += hpart
     return dist, reach, harm
+
+
+def use_searches(A) -> bool:
+    """Whether the distance sums come from ``spla.paths``' compiled per-source searches: on the CPU when
+    numba imports and the tunable ``paths_for_distances`` allows it (docs/decisions/algorithms.md)."""
+    return (not spla.device.is_gpu(A.device) and spla.tuning.current().paths_for_distances
+            and spla.paths.available(A.device)[0])
+
+
+def _searches(A, direction, harmonic, progress):
+    """:func:`distance_sums` by one compiled BFS per source (``spla.paths.distance_sums``), every
+    source at once, or about 1% of them per call when progress is reported."""
+    n = A.shape[0]
+    step = n if progress is None else max(spla.paths.threads(), -(-n // 100))
+    dist = np.zeros(n, dtype=np.int64)
+    reach = np.zeros(n, dtype=np.int64)
+    harm = np.zeros(n, dtype=np.float64)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        # (S, r, H) += Σ_{s in lo..hi-1} (d(s, ·), 1, 1/d(s, ·))          (one BFS per source)
+        d, r, h = spla.paths.distance_sums(A, np.arange(lo, hi), direction=direction)
+        dist += d
+        reach += r
+        harm += h
+        if progress is not None:
+            progress(hi, n)
+    return dist, reach, (harm if harmonic else None)
 
 
 # --------------------------------------------------------------------------- public API

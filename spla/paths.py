@@ -1,4 +1,4 @@
-"""spla.paths: the shortest-path dependencies of a set of sources (Brandes), one search per source.
+"""spla.paths: shortest-path sums over a set of sources (Brandes' dependencies, distance sums), one search per source.
 
 Definition (Brandes 2001; networkx's unweighted ``betweenness_centrality`` and
 ``edge_betweenness_centrality``), for a square matrix A whose stored entries are the arcs
@@ -23,7 +23,11 @@ a machine compiles them (once per index dtype, seconds) into numba's cache, whic
 load.  σ beyond float64's range is rescaled by powers of two, level by level, so the sums keep
 float64's relative precision on any graph (``spla.backends.cpu_paths``).
 
-On a GPU this primitive is not available (``KernelUnavailable``): there, betweenness runs its
+``distance_sums(A, S, direction=...)`` runs the same searches without σ: the per-vertex sums of hop
+distances, of their reciprocals and of the pairs counted, which closeness, harmonic centrality
+and the sum of distances rescale.
+
+On a GPU these primitives are not available (``KernelUnavailable``): there, betweenness runs its
 batched paths, whose blocks of sources share each product.
 """
 
@@ -36,7 +40,7 @@ from .backends import cpu_paths as _cpu
 from .errors import DimensionMismatch, KernelUnavailable
 from .matrix import Matrix
 
-__all__ = ["dependencies", "available", "threads"]
+__all__ = ["dependencies", "distance_sums", "available", "threads"]
 
 
 def available(device: str = "cpu") -> tuple[bool, str]:
@@ -93,6 +97,39 @@ def dependencies(A, sources, *, edges: bool = False, endpoints: bool = False) ->
     if src.size == 0:
         return np.zeros(A.nnz if edges else n, dtype=np.float64)
     return _cpu.dependencies(A, src, edges=bool(edges), endpoints=bool(endpoints), workers=_cpu.threads())
+
+
+def distance_sums(A, sources, *, direction: str = "in"):
+    """Hop-distance sums over one BFS per source (arcs i -> j = A[i, j]; values, parallel arcs and
+    self-loops change no distance).
+
+    direction "in": for every vertex t, over the sources s in ``sources`` that reach t;
+    "out": for every source s, over the vertices s reaches (0 at vertices that are not sources).
+
+    Returns
+    -------
+    (dist, reach, harm): int64 (n,) Σ d(s, t); int64 (n,) how many (s, t) pairs are counted, the
+    vertex itself included (its d = 0); float64 (n,) Σ 1/d over d >= 1.  With every vertex a
+    source these are the sums of closeness ("in"), harmonic ("in") and sum of distances ("out").
+
+    Raises
+    ------
+    KernelUnavailable on a GPU matrix, or when numba is not installed (``pip install numba``).
+    """
+    if not isinstance(A, Matrix):
+        raise TypeError(f"A must be a spla.Matrix, got {type(A).__name__}")
+    if A.shape[0] != A.shape[1]:
+        raise DimensionMismatch(f"shortest paths need a square matrix, got shape {A.shape}")
+    if direction not in ("in", "out"):
+        raise ValueError(f"direction must be 'in' or 'out', got {direction!r}")
+    ok, why = available(A.device)
+    if not ok:
+        raise KernelUnavailable(f"spla.paths.distance_sums cannot run on {A.device!r}: {why}")
+    src = _check_sources(sources, A.shape[0])
+    n = A.shape[0]
+    if src.size == 0:
+        return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.float64)
+    return _cpu.distance_sums(A, src, outgoing=direction == "out", workers=_cpu.threads())
 
 
 def _check_sources(sources, n):

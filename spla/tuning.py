@@ -214,6 +214,9 @@ class Tuning:
                                       "spla.paths pulls a BFS level into the unreached vertices when their in-arcs "
                                       "plus this many arcs per vertex (the scan for them) are fewer than the level's "
                                       "out-arcs")
+    paths_for_distances: bool = _tunable(True, _BOOL,
+                                         "closeness, harmonic and sum of distances on the CPU run spla.paths' "
+                                         "per-source searches (where numba imports) instead of the bit-parallel BFS")
     paths_parallel_min_arcs: int = _tunable(1 << 22, _positive_int,
                                             "spla.paths runs on the calling thread alone when its sources times the "
                                             "graph's arcs are fewer than this")

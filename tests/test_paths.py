@@ -1,5 +1,5 @@
-"""spla.paths.dependencies (Brandes' compiled per-source search) against exact Python Brandes, and the
-CPU betweenness path it serves (frontier="queue") against networkx."""
+"""spla.paths (Brandes' compiled per-source search, and its distance sums) against exact Python Brandes
+and networkx's BFS, and the CPU paths they serve (betweenness frontier="queue", the distance measures)."""
 
 import logging
 from fractions import Fraction
@@ -204,6 +204,55 @@ def test_without_numba_the_numpy_paths_run(monkeypatch, caplog):
     np.testing.assert_allclose(got, [ref[v] for v in G], rtol=1e-9, atol=1e-12)
 
 
+@needs_numba
+@settings(max_examples=50, deadline=None)
+@given(G=graphs(max_nodes=14, **ALL_KINDS), data=st.data())
+def test_distance_sums_equal_bfs(G, data):
+    """Every kind of graph, a drawn subset of sources, both directions, levels pushed or pulled."""
+    A = spla.Matrix.from_networkx(G, device="cpu")
+    nodes, n = list(G), A.shape[0]
+    S = data.draw(st.lists(st.integers(0, n - 1), unique=True), label="sources") if n else []
+    direction = data.draw(st.sampled_from(["in", "out"]), label="direction")
+    scan = data.draw(st.sampled_from([spla.tuning.DEFAULT.paths_pull_scan, 0.0, 1e9]), label="paths_pull_scan")
+    dist, reach, harm = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n)
+    for s in S:
+        for t, d in nx.single_source_shortest_path_length(G, nodes[s]).items():
+            at = s if direction == "out" else nodes.index(t)
+            dist[at] += d
+            reach[at] += 1
+            harm[at] += 1 / d if d else 0.0
+    with spla.tuning.override(paths_pull_scan=scan, paths_parallel_min_arcs=data.draw(st.sampled_from([1, 1 << 22]))):
+        got = spla.paths.distance_sums(A, S, direction=direction)
+    np.testing.assert_array_equal(got[0], dist)
+    np.testing.assert_array_equal(got[1], reach)
+    np.testing.assert_allclose(got[2], harm, rtol=1e-12)
+
+
+@needs_numba
+def test_distance_measures_on_the_cpu_path():
+    """closeness, harmonic and sum of distances on the CPU take the searches (with progress in blocks) and
+    equal the bit-parallel BFS's answers and networkx's."""
+    from spla.algorithms import closeness_centrality, harmonic_centrality, sum_of_distances
+    from spla.algorithms import distances as dmod
+
+    G = nx.gnp_random_graph(300, 0.01, seed=5, directed=True)
+    A = spla.Matrix.from_networkx(G, device="cpu")
+    assert dmod.use_searches(A)
+    calls = []
+    got = (closeness_centrality(A, progress=lambda d, t: calls.append((d, t))), harmonic_centrality(A),
+           sum_of_distances(A, return_reach=True))
+    assert calls[-1] == (300, 300) and len(calls) > 1
+    with spla.tuning.override(paths_for_distances=False):
+        assert not dmod.use_searches(A)
+        bits = (closeness_centrality(A), harmonic_centrality(A), sum_of_distances(A, return_reach=True))
+    np.testing.assert_allclose(got[0], bits[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], bits[1], rtol=1e-12)
+    np.testing.assert_array_equal(got[2][0], bits[2][0])
+    np.testing.assert_array_equal(got[2][1], bits[2][1])
+    ref = nx.closeness_centrality(G)
+    np.testing.assert_allclose(got[0], [ref[v] for v in G], rtol=1e-9)
+
+
 def test_arguments_are_checked_at_the_door():
     A = spla.Matrix.from_networkx(nx.path_graph(4), device="cpu")
     with pytest.raises(TypeError, match="A must be a spla.Matrix"):
@@ -219,6 +268,9 @@ def test_arguments_are_checked_at_the_door():
     with pytest.raises(TypeError, match="integers"):
         spla.paths.dependencies(A, [0.5])
     assert spla.paths.dependencies(A, []).tolist() == [0.0] * 4
+    with pytest.raises(ValueError, match="direction must be 'in' or 'out'"):
+        spla.paths.distance_sums(A, [0], direction="both")
+    assert [x.tolist() for x in spla.paths.distance_sums(A, [])] == [[0] * 4, [0] * 4, [0.0] * 4]
     assert spla.paths.available("gpu:0")[0] is False
     assert spla.paths.threads() >= 1
 
@@ -228,6 +280,8 @@ def test_gpu_matrices_are_refused():
     A = spla.Matrix.from_networkx(nx.path_graph(4), device="gpu:0")
     with pytest.raises(spla.KernelUnavailable, match="CPU backend only"):
         spla.paths.dependencies(A, [0])
+    with pytest.raises(spla.KernelUnavailable, match="CPU backend only"):
+        spla.paths.distance_sums(A, [0])
     with pytest.raises(spla.KernelUnavailable, match="frontier='queue' cannot run here"):
         betweenness_centrality(A, frontier="queue")
     assert betweenness_path(A).name in ("dense", "sparse")

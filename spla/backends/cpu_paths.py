@@ -122,3 +122,26 @@ def dependencies(A, sources, *, edges, endpoints, workers):
             ws, sigma, coef, pushed, dag, acc)
     total = acc.sum(axis=0) if workers > 1 else acc[0]
     return total[order] if edges else total
+
+
+def distance_sums(A, sources, *, outgoing, workers):
+    """Per vertex (``outgoing``: per source), over the sources that reach it (the vertices it reaches):
+    (Σ d int64 (n,), count int64 (n,) itself included, Σ_{d >= 1} 1/d float64 (n,)), by one BFS per
+    source on ``workers`` threads.  The caller checks the arguments and that :func:`available`."""
+    kernels = _compile()
+    T = A.T
+    n, nnz = A.shape[0], A.nnz
+    idx = A.rowidx.dtype
+    small = len(sources) * max(nnz, n) < tuning.current().paths_parallel_min_arcs
+    workers = 1 if small else int(max(1, min(workers, len(sources))))
+    ws = np.empty((workers, 2, n), dtype=idx)
+    ws[:, 0] = -1
+    dist = np.zeros((workers, n), dtype=np.int64)
+    reach = np.zeros((workers, n), dtype=np.int64)
+    harm = np.zeros((workers, n), dtype=np.float64)
+    run = kernels.run_distances_here if workers == 1 else kernels.run_distances
+    with _lock:
+        run(T.colptr, T.rowidx, A.colptr, A.rowidx, np.ascontiguousarray(sources, dtype=np.int64),
+            float(tuning.current().paths_pull_scan), bool(outgoing), ws, dist, reach, harm)
+    return dist.sum(axis=0), reach.sum(axis=0), harm.sum(axis=0)
+

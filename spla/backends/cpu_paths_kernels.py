@@ -196,3 +196,93 @@ def run_here(out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_
     """:func:`run` with one worker, on the calling thread (no thread to wake)."""
     worker(0, 1, out_ptr, out_idx, in_ptr, in_idx, in_to_out, sources, growth, scan_cost, edges, endpoints, ws,
            sigma, coef, pushed, dag, acc)
+
+
+@njit(cache=True, nogil=True)
+def reach_search(s, out_ptr, out_idx, in_ptr, in_idx, level, queue, scan_cost):
+    """BFS from s, levels only: each level pushed, or pulled into the unreached vertices (a vertex
+    stops at its first in-arc from the level) when that reads fewer arcs.  Returns the number of
+    vertices reached: queue[:tail] in BFS order, their levels in ``level``."""
+    n = out_ptr.shape[0] - 1
+    queue[0] = s
+    level[s] = 0
+    lo, hi, tail, d = 0, 1, 1, 0
+    push_arcs = out_ptr[s + 1] - out_ptr[s]
+    pull_arcs = in_idx.shape[0] - (in_ptr[s + 1] - in_ptr[s])
+    while lo < hi:
+        below = d + 1
+        next_push = 0
+        if push_arcs <= pull_arcs + scan_cost * n:
+            for qi in range(lo, hi):
+                v = queue[qi]
+                for p in range(out_ptr[v], out_ptr[v + 1]):
+                    w = out_idx[p]
+                    if level[w] < 0:
+                        level[w] = below
+                        queue[tail] = w
+                        tail += 1
+                        next_push += out_ptr[w + 1] - out_ptr[w]
+                        pull_arcs -= in_ptr[w + 1] - in_ptr[w]
+        else:
+            for w in range(n):
+                if level[w] >= 0:
+                    continue
+                for p in range(in_ptr[w], in_ptr[w + 1]):
+                    if level[in_idx[p]] == d:
+                        level[w] = below
+                        queue[tail] = w
+                        tail += 1
+                        next_push += out_ptr[w + 1] - out_ptr[w]
+                        pull_arcs -= in_ptr[w + 1] - in_ptr[w]
+                        break
+        d = below
+        push_arcs = next_push
+        lo, hi = hi, tail
+    return tail
+
+
+@njit(cache=True, nogil=True)
+def distance_worker(t, workers, out_ptr, out_idx, in_ptr, in_idx, sources, scan_cost, outgoing, ws, dist, reach,
+                    harm):
+    """Worker t of ``workers``: the sources t, t + workers, ... into row t of the sums; per vertex
+    reached (``outgoing``: per source) Σ d, the count (itself included) and Σ_{d >= 1} 1/d."""
+    level, queue = ws[t, 0], ws[t, 1]
+    ds, rs, hs = dist[t], reach[t], harm[t]
+    for i in range(t, sources.shape[0], workers):
+        s = sources[i]
+        tail = reach_search(s, out_ptr, out_idx, in_ptr, in_idx, level, queue, scan_cost)
+        if outgoing:
+            total, inverse = 0, 0.0
+            for qi in range(1, tail):
+                d = level[queue[qi]]
+                total += d
+                inverse += 1.0 / d
+            ds[s] += total
+            rs[s] += tail
+            hs[s] += inverse
+        else:
+            rs[s] += 1
+            for qi in range(1, tail):
+                w = queue[qi]
+                d = level[w]
+                ds[w] += d
+                rs[w] += 1
+                hs[w] += 1.0 / d
+        for qi in range(tail):
+            level[queue[qi]] = -1
+
+
+@njit(parallel=True, cache=True)
+def run_distances(out_ptr, out_idx, in_ptr, in_idx, sources, scan_cost, outgoing, ws, dist, reach, harm):
+    """Every worker t of T = dist.shape[0], on its own thread: the sources t, t + T, ... into row t."""
+    workers = dist.shape[0]
+    for t in prange(workers):
+        distance_worker(t, workers, out_ptr, out_idx, in_ptr, in_idx, sources, scan_cost, outgoing, ws, dist, reach,
+                        harm)
+
+
+@njit(cache=True, nogil=True)
+def run_distances_here(out_ptr, out_idx, in_ptr, in_idx, sources, scan_cost, outgoing, ws, dist, reach, harm):
+    """:func:`run_distances` with one worker, on the calling thread."""
+    distance_worker(0, 1, out_ptr, out_idx, in_ptr, in_idx, sources, scan_cost, outgoing, ws, dist, reach, harm)
+
