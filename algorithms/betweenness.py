@@ -95,8 +95,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         (directed graphs); "queue" (CPU only, needs numba): Brandes' search compiled, one source
         at a time on each core, its frontier a queue of vertices (``spla.paths.dependencies``),
         whose work is the arcs each source reaches.  "auto": on the CPU "queue" whenever numba
-        is installed (it is the fastest CPU path on every graph measured: see
-        docs/decisions/algorithms.md, ``cpu_queue``); otherwise, and on a GPU, "dense" or
+        is installed (the fastest CPU path on every graph measured: the tunable
+        ``paths_for_betweenness``, docs/decisions/algorithms.md); otherwise, and on a GPU, "dense" or
         "sparse" by one BFS from a sample of the sources (up to the tunable ``reach_sample``,
         32), its depth against the arcs they reach (see ``betweenness_sparse.use_sparse_frontier``),
         when there are several sources.  With batch_size=1, and under "auto" for a single source
@@ -300,7 +300,7 @@ def _choose(P, src, *, edges, batch_size, frontier) -> BetweennessPath:
         if not ok:
             raise spla.KernelUnavailable(f"frontier='queue' cannot run here: {why}")
         return BetweennessPath("queue", f"requested with frontier='queue'; {_queue_text()}")
-    if frontier == "auto" and batch_size != 1 and on_cpu:
+    if frontier == "auto" and batch_size != 1 and on_cpu and spla.tuning.current().paths_for_betweenness:
         ok, why = spla.paths.available(P.device)
         if ok:
             return BetweennessPath("queue", f"{_queue_text()} (frontier='auto' on the CPU)")
