@@ -82,8 +82,8 @@ def betweenness_centrality(A, *, k=None, sources=None, seed=None, normalized=Tru
         Count the path endpoints too.
     batch_size : "auto" or int
         Sources per block (1 is TurboBC's single-source Algorithm 1); "auto" sizes the
-        block from free device memory (the queue path: every source in one call, or about
-        1% of them per call when ``progress`` is given).  Running out of memory halves the block.
+        block from free device memory (the queue path: every source in one call, or blocks of
+        about 1% of them when ``progress`` is given).  Running out of memory halves the block.
     device, kernel : where to run and which product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push");
         with batch_size=1, "auto" chooses push or pull at every BFS level.  Sparse frontiers run
         ``spla.frontier``'s own push and pull, no product kernel: there ``kernel`` is only checked.
@@ -327,14 +327,16 @@ def _queue_text():
     return f"compiled per-source searches (Brandes) on {workers} thread{'s' if workers != 1 else ''}"
 
 
-def _queue_batch(nsrc, batch_size, progress):
-    """Sources per call of the queue path: ``batch_size``; under "auto" every source at once, or about
-    1% of them per call (at least one per thread) when progress is reported."""
+def _queue_batch(P, nsrc, batch_size, progress):
+    """Sources per call of the queue path: ``batch_size``; under "auto" every source at once or, when
+    progress is reported, about 1% of them per call, but at least one per thread and enough arcs to
+    run on every thread (twice the tunable ``paths_parallel_min_arcs``)."""
     if batch_size != "auto":
         return int(min(batch_size, nsrc))
     if progress is None:
         return nsrc
-    return int(min(nsrc, max(spla.paths.threads(), -(-nsrc // 100))))
+    parallel = -(-2 * spla.tuning.current().paths_parallel_min_arcs // max(P.nnz, P.shape[0], 1))
+    return int(min(nsrc, max(spla.paths.threads(), -(-nsrc // 100), parallel)))
 
 
 def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="dense"):
@@ -353,7 +355,7 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
     use_queue, use_sparse = path.name == "queue", path.name == "sparse"
     acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
     if use_queue:
-        kb = _queue_batch(nsrc, batch_size, progress)
+        kb = _queue_batch(P, nsrc, batch_size, progress)
     elif batch_size == "auto":
         kb = sparse.auto_batch(P, nsrc) if use_sparse else _auto_batch(P, nsrc)
     else:

@@ -286,9 +286,11 @@ def use_searches(A) -> bool:
 
 def _searches(A, direction, harmonic, progress):
     """:func:`distance_sums` by one compiled BFS per source (``spla.paths.distance_sums``), every
-    source at once, or about 1% of them per call when progress is reported."""
+    source at once or, when progress is reported, about 1% of them per call, but at least one per
+    thread and enough arcs to run on every thread (twice the tunable ``paths_parallel_min_arcs``)."""
     n = A.shape[0]
-    step = n if progress is None else max(spla.paths.threads(), -(-n // 100))
+    parallel = -(-2 * spla.tuning.current().paths_parallel_min_arcs // max(A.nnz, n, 1))
+    step = n if progress is None else max(spla.paths.threads(), -(-n // 100), parallel)
     dist = np.zeros(n, dtype=np.int64)
     reach = np.zeros(n, dtype=np.int64)
     harm = np.zeros(n, dtype=np.float64)

@@ -162,7 +162,12 @@ def test_progress_and_blocks_on_the_queue_path():
     G = nx.gnp_random_graph(300, 0.02, seed=1)
     calls = []
     got = betweenness_centrality(G, device="cpu", progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(300, 300)]  # too few arcs for a block per thread: one call
+    calls.clear()
+    with spla.tuning.override(paths_parallel_min_arcs=1):  # blocks of 1% of the sources, at least one per thread
+        again = betweenness_centrality(G, device="cpu", progress=lambda d, t: calls.append((d, t)))
     assert calls[-1] == (300, 300) and len(calls) > 1 and [d for d, _ in calls] == sorted({d for d, _ in calls})
+    np.testing.assert_allclose(again, got, rtol=1e-12, atol=1e-15)
     same = betweenness_centrality(G, device="cpu", batch_size=7)
     np.testing.assert_allclose(same, got, rtol=1e-12, atol=1e-15)
 
@@ -239,8 +244,9 @@ def test_distance_measures_on_the_cpu_path():
     A = spla.Matrix.from_networkx(G, device="cpu")
     assert dmod.use_searches(A)
     calls = []
-    got = (closeness_centrality(A, progress=lambda d, t: calls.append((d, t))), harmonic_centrality(A),
-           sum_of_distances(A, return_reach=True))
+    with spla.tuning.override(paths_parallel_min_arcs=1):  # blocks of 1% of the sources, at least one per thread
+        got = (closeness_centrality(A, progress=lambda d, t: calls.append((d, t))), harmonic_centrality(A),
+               sum_of_distances(A, return_reach=True))
     assert calls[-1] == (300, 300) and len(calls) > 1
     with spla.tuning.override(paths_for_distances=False):
         assert not dmod.use_searches(A)
