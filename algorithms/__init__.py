@@ -7,19 +7,20 @@ Graph/DiGraph (vertices in ``list(G)`` order), returns NumPy arrays indexed like
 (``edge_betweenness_centrality``: a SciPy sparse array), follows networkx's semantics and
 defaults, and takes a ``device=`` override and, where it multiplies, ``kernel=``
 (``degree_centrality`` makes no product; ``rank_correlation`` compares two vectors).  Only the public
-spla API (products ``vxm``/``mxv`` over semirings, ``spla.bits``, ``spla.frontier``, ``spla.select``,
-``spla.apply_arcs``, ``spla.memory``, ``spla.tuning``) and plain array operations are used: no CUDA
-source lives here.
+spla API (products ``vxm``/``mxv`` over semirings, ``spla.bits``, ``spla.frontier``, ``spla.paths``,
+``spla.select``, ``spla.apply_arcs``, ``spla.memory``, ``spla.tuning``) and plain array operations are
+used: no CUDA source and no compiled loop lives here.
 
-Modules: ``betweenness`` (the public betweenness functions and the choice of path), with one module
-per path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sparse`` (sparse frontiers),
-``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
+Modules: ``betweenness`` (the public betweenness functions and the choice of path, with
+``betweenness_path`` telling it; the CPU's compiled per-source path is ``spla.paths``), with one
+module per batched path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sparse`` (sparse
+frontiers), ``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
 harmonic, sum of distances by a bit-parallel BFS), ``hops`` (eccentricity and blocks of hop
 distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
 ``correlation``; ``_common`` (input conversion and shared checks).
 """
 
-from .betweenness import betweenness_centrality, edge_betweenness_centrality
+from .betweenness import betweenness_centrality, betweenness_path, edge_betweenness_centrality
 from .bfs import bfs_levels
 from .correlation import rank_correlation
 from .daccer import daccer_volumes
@@ -29,7 +30,7 @@ from .hops import eccentricity, hop_distance_blocks
 from .pagerank import pagerank
 
 __all__ = [
-    "bfs_levels", "betweenness_centrality", "edge_betweenness_centrality", "closeness_centrality",
+    "bfs_levels", "betweenness_centrality", "betweenness_path", "edge_betweenness_centrality", "closeness_centrality",
     "harmonic_centrality", "sum_of_distances", "daccer_volumes", "pagerank", "degree_centrality",
     "rank_correlation", "eccentricity", "hop_distance_blocks",
 ]

@@ -5,12 +5,12 @@
     >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
     array([0., 1., 0.])
 
-Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, tuning, the kernel
-choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
+Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, paths, tuning, the
+kernel choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
 ``spla.backends.gpu.selection`` the kernel choice they serve).
 """
 
-from . import bits, frontier, memory, semirings, tuning
+from . import bits, frontier, memory, paths, semirings, tuning
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
@@ -38,7 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
-    "select", "apply_arcs", "memory",
+    "select", "apply_arcs", "memory", "paths",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",
 ]
