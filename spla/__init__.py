@@ -30,13 +30,14 @@ from .matrix import Matrix
 from .backends.gpu.selection import choose_kernel, direction_cost, may_push, scale_free_metric
 from .backends.names import KERNELS, normalize_kernel
 from .ops import mxv, vxm
+from .mxm import mxm
 from .entries import apply_arcs, select
 from .replay import Replay
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
+    "Matrix", "vxm", "mxv", "mxm", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
     "select", "apply_arcs", "memory",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",

@@ -1,0 +1,171 @@
+"""spla.mxm against the dense NumPy reference: every registered semiring, every mask mode (none,
+structural, valued, complemented), accum, out and replace, rectangular shapes, empty rows and
+columns; the three CPU forms (SciPy, dot products, saxpy) against each other; the GPU kernel's
+source compiled by nvcc."""
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import spla
+from spla import semirings as _sr
+from spla.backends import cpu_mxm, cuda_source
+from spla.backends.gpu import spgemm as gpu_spgemm
+from spla.testing import matrices
+from spla.testing.matrix_references import assert_matrix_equal, dense_mask, dense_merge, dense_mxm
+
+
+@st.composite
+def mxm_calls(draw, device):
+    """(A, B, semiring, dtype, kwargs) of one spla.mxm call."""
+    name = draw(st.sampled_from(_sr.names()), label="semiring")
+    sr = _sr.get(name)
+    dtype = draw(st.sampled_from(sr.dtypes), label="dtype")
+    m, k, n = (draw(st.integers(0, 7), label=x) for x in "mkn")
+    A = _draw_matrix(draw, m, k, dtype, device, "A")
+    B = _draw_matrix(draw, k, n, dtype, device, "B")
+    kwargs = {}
+    if draw(st.booleans(), label="masked"):
+        kwargs["mask"] = _draw_matrix(draw, m, n, None, device, "mask")
+        kwargs["structural"] = draw(st.booleans(), label="structural")
+        kwargs["complement"] = draw(st.booleans(), label="complement")
+    if draw(st.booleans(), label="with out"):
+        kwargs["out"] = _draw_matrix(draw, m, n, dtype, device, "out").astype(dtype)
+        kwargs["replace"] = draw(st.booleans(), label="replace")
+        accums = [None] + [a for a in _sr.ACCUM_OPS if np.dtype(dtype) in _sr.accum_dtypes(a)]
+        kwargs["accum"] = draw(st.sampled_from(accums), label="accum")
+    return A, B, sr, np.dtype(dtype), kwargs
+
+
+def _draw_matrix(draw, rows, cols, domain, device, label):
+    lo = 0 if domain is not None and np.dtype(domain).kind in "ub" else None
+    return draw(matrices(min_rows=rows, max_rows=rows, min_cols=cols, max_cols=cols, max_nnz=40, min_value=lo,
+                         device=device, directed=True if rows != cols else None), label=label)
+
+
+def _expected(A, B, sr, dtype, kwargs):
+    shape = (A.shape[0], B.shape[1])
+    t = dense_mxm(A, B, sr, dtype)
+    allowed = dense_mask(kwargs.get("mask"), shape, kwargs.get("structural", True), kwargs.get("complement", False))
+    return dense_merge(t, allowed, kwargs.get("out"), kwargs.get("accum"), kwargs.get("replace", False), dtype)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_mxm_equals_the_dense_reference(data, device):
+    A, B, sr, dtype, kwargs = data.draw(mxm_calls(device))
+    C = spla.mxm(A, B, sr, dtype=dtype, **kwargs)
+    assert C.shape == (A.shape[0], B.shape[1]) and C.device == A.device
+    # values are small integers or quarters: every sum and product is exact in float32
+    assert_matrix_equal(C, _expected(A, B, sr, dtype, kwargs), dtype)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), form=st.sampled_from(["dot", "saxpy", "scipy"]))
+def test_cpu_forms_agree_with_the_reference(data, form):
+    """Each CPU form on its own, whatever the cost rule would pick."""
+    A, B, sr, dtype, _ = data.draw(mxm_calls("cpu"))
+    if form == "scipy" and not cpu_mxm._scipy_exact(A, B, sr, dtype):
+        sr = _sr.get("plus_times") if dtype.kind != "b" else sr
+        if not cpu_mxm._scipy_exact(A, B, sr, dtype):
+            return
+    m, n = A.shape[0], B.shape[1]
+    if form == "dot":
+        keys = np.arange(m * n, dtype=np.int64)
+        k, v = cpu_mxm._dot(A, B, sr, dtype, keys % max(m, 1), keys // max(m, 1))
+    elif form == "saxpy":
+        k, v = cpu_mxm._saxpy(A, B, sr, dtype, None)
+    else:
+        k, v = cpu_mxm._scipy(A, B, sr, dtype)
+    wv, wp = dense_mxm(A, B, sr, dtype)
+    rows, cols = k % max(m, 1), k // max(m, 1)
+    present = np.zeros((m, n), dtype=bool)
+    present[rows, cols] = True
+    assert np.array_equal(present, wp)
+    assert np.all(np.diff(k) > 0)
+    assert np.array_equal(v, wv[rows, cols])
+
+
+def test_mxm_small_chunks_give_the_same_result():
+    rng = np.random.default_rng(3)
+    S = sp.random(30, 30, density=0.2, random_state=rng, format="csc")
+    S.data = np.round(S.data * 8)
+    A = spla.Matrix.from_scipy(S, directed=True, device="cpu")
+    want = spla.mxm(A, A.T, "min_plus")
+    with spla.tuning.override(arc_chunk_elements=7):
+        for kw in ({}, {"mask": A}):
+            got = spla.mxm(A, A.T, "min_plus", **kw)
+            ref = want if not kw else spla.mxm(A, A.T, "min_plus", mask=A)
+            assert np.array_equal(got.to_scipy().toarray(), ref.to_scipy().toarray())
+            assert got.nnz == ref.nnz
+
+
+def test_mxm_keeps_entries_whose_products_cancel(device):
+    """GraphBLAS stores C(i, j) whenever some k meets, even when the sum is 0."""
+    A = spla.Matrix.from_scipy(sp.csc_array(np.array([[1.0, -1.0]])), device=device)
+    B = spla.Matrix.from_scipy(sp.csc_array(np.array([[1.0], [1.0]])), device=device)
+    C = spla.mxm(A, B, "plus_times")
+    assert C.nnz == 1 and float(spla.device.to_numpy(C.values)[0]) == 0.0
+
+
+def test_mxm_triangle_count_doc_example():
+    L = spla.Matrix.from_scipy(np.tril(np.ones((4, 4)), -1), device="cpu")  # K4: 4 triangles
+    C = spla.mxm(L, L.T, "plus_pair", mask=L)
+    assert C.dtype == np.int64 and int(C.values.sum()) == 4
+
+
+def test_mxm_errors():
+    A = spla.Matrix.from_scipy(np.ones((2, 3)), device="cpu")
+    with pytest.raises(spla.DimensionMismatch, match="A's columns must equal B's rows"):
+        spla.mxm(A, A, "plus_times")
+    with pytest.raises(spla.DimensionMismatch, match="mask has shape"):
+        spla.mxm(A, A.T, "plus_times", mask=A)
+    with pytest.raises(ValueError, match="complement=True needs a mask"):
+        spla.mxm(A, A.T, "plus_times", complement=True)
+    with pytest.raises(ValueError, match="needs out="):
+        spla.mxm(A, A.T, "plus_times", accum="plus")
+    with pytest.raises(spla.DomainMismatch, match="out has dtype"):
+        spla.mxm(A, A.T, "plus_times", out=spla.mxm(A, A.T, "plus_times").astype(np.float32))
+    with pytest.raises(spla.DomainMismatch, match="not defined on dtype"):
+        spla.mxm(A, A.T, "lor_land", dtype=np.float64)
+    with pytest.raises(spla.UnknownNameError):
+        spla.mxm(A, A.T, "plus_nothing")
+    with pytest.raises(TypeError, match="must be a spla.Matrix"):
+        spla.mxm(np.ones((2, 2)), A, "plus_times")
+
+
+# ------------------------------------------------------------------ the GPU kernel's source
+def test_spgemm_source_is_nvrtc_compatible():
+    code = re.sub(r"//[^\n]*", "", cuda_source.load(gpu_spgemm.SPGEMM_SOURCE))
+    assert not re.search(r"^\s*#\s*include", code, re.M)
+    for forbidden in ("std::", "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "printf"):
+        assert forbidden not in code
+    assert len(re.findall(r"__global__ void[^;{]*\bspla_spgemm_dot\(", code)) == 1
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")
+def test_spgemm_kernel_compiles_with_nvcc(tmp_path):
+    """Every monoid and operator on a domain of its, both index types, pattern and valued operands."""
+    from spla.backends.gpu import compile as gpu
+
+    names = []
+    for add, (_, adts) in gpu.ADD_FUNCTORS.items():
+        for mul, (_, mdts) in gpu.MUL_FUNCTORS.items():
+            dt = next(d for d in adts if d in mdts)
+            names.append(gpu_spgemm.spgemm_name(add, mul, dt, np.int64, False, False))
+    for idx in (np.int32, np.int64):
+        for ap in (False, True):
+            for bp in (False, True):
+                names.append(gpu_spgemm.spgemm_name("plus", "times", np.float32, idx, ap, bp))
+    src = tmp_path / "spgemm.cu"
+    src.write_text(f'#include "{gpu_spgemm.SPGEMM_SOURCE}"\nextern void* const x[];\nvoid* const x[] = {{'
+                   + ", ".join(f"(void*)&{n}" for n in sorted(set(names))) + "};\n")
+    proc = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "-c", "-o", str(tmp_path / "o.o"), str(src)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
