@@ -100,16 +100,17 @@ def _xp(a):
     return np if isinstance(a, np.ndarray) else _dev.array_module("gpu")
 
 
-def entries_matrix(keys, vals, shape, device):
-    """The (nrows, ncols) Matrix of the entries ``keys`` (sorted, unique j * nrows + i) and ``vals``, on
-    ``device`` (where both arrays are), directed, with values."""
+def entries_matrix(keys, vals, shape, device, directed=True, symmetric=False):
+    """The (nrows, ncols) Matrix of the entries ``keys`` (sorted, unique j * nrows + i) and ``vals``
+    (None: pattern-only), on ``device`` (where the arrays are); directed unless told otherwise, and
+    stored as its own transpose with ``symmetric`` (the caller knows it is)."""
     xp = _xp(keys)
     m, n = int(shape[0]), int(shape[1])
     idx = index_dtype(int(keys.size), m, n)
     rows = (keys % max(m, 1)).astype(idx)
     cols = keys // max(m, 1)
     colptr = xp.searchsorted(cols, xp.arange(n + 1, dtype=np.int64), side="left").astype(idx)
-    return Matrix(colptr, rows, vals, (m, n), directed=True, device=device)
+    return Matrix(colptr, rows, vals, (m, n), directed=directed, device=device, _symmetric=symmetric)
 
 
 def _values_as(M, dtype):
