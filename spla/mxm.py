@@ -17,6 +17,7 @@ from .backends import for_device as _backend
 from .errors import DeviceMismatch, DimensionMismatch
 from .masks import allowed_keys, check_mask_args, finish, result_dtype
 from .matrix import Matrix
+from .ops import _check_values_cast
 
 __all__ = ["mxm"]
 
@@ -70,6 +71,10 @@ def mxm(A, B, semiring, *, mask=None, complement=False, structural=True, accum=N
     shape = (A.shape[0], B.shape[1])
     dtype = result_dtype("mxm", semiring, dtype, A, B)
     check_mask_args("mxm", shape, A.device, dtype, mask, complement, structural, accum, out, replace)
+    # values with no value in an integer domain (NaN, out of range) are refused where MUL reads them:
+    # A's are MUL's first argument (as mxv's matrix), B's its second (as vxm's)
+    _check_values_cast("mxm", A, semiring, dtype, True)
+    _check_values_cast("mxm", B, semiring, dtype, False)
     with _dev.activate(A.device):
         mkeys = None if mask is None else allowed_keys(mask, structural)
         keys, vals = _backend(A.device).mxm(A, B, semiring, dtype, mkeys, bool(complement))

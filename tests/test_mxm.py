@@ -140,6 +140,18 @@ def test_mxm_errors():
         spla.mxm(np.ones((2, 2)), A, "plus_times")
 
 
+def test_mxm_refuses_values_with_no_value_in_an_integer_domain():
+    A = spla.Matrix.from_scipy(sp.csc_array(np.array([[np.nan, 1.0], [0.0, 2.0]])), device="cpu")
+    P = A.pattern()
+    with pytest.raises(spla.InvalidGraph, match="outside int64"):
+        spla.mxm(A, P, "plus_times", dtype=np.int64)
+    with pytest.raises(spla.InvalidGraph, match="outside int64"):
+        spla.mxm(P, A, "min_plus", dtype=np.int64)
+    # operators that never read the value take it
+    assert spla.mxm(A, P, "plus_second", dtype=np.int64).nnz == 3
+    assert spla.mxm(P, A, "plus_first", dtype=np.int64).nnz == 3
+
+
 # ------------------------------------------------------------------ the GPU kernel's source
 def test_spgemm_source_is_nvrtc_compatible():
     code = re.sub(r"//[^\n]*", "", cuda_source.load(gpu_spgemm.SPGEMM_SOURCE))
