@@ -6,6 +6,7 @@
     C<M> = ewise_add(A, B, op)         the union of A's and B's entries, op where both have one
     C<M> = ewise_mult(A, B, op)        the intersection, op(A(i, j), B(i, j))
     w = reduce_rows(A, monoid)         w(i) = ADD_j A(i, j);  reduce_cols: w(j) = ADD_i A(i, j)
+                                       (products with a vector of ones: the vxm / mxv kernels)
     s = reduce_scalar(A, monoid)       s = ADD_ij A(i, j)
     C<M> = extract(A, rows, cols)      C(a, b) = A(rows[a], cols[b])
     C<M> = assign(C, A, rows, cols)    C(rows[a], cols[b]) = A(a, b)
@@ -26,6 +27,7 @@ from . import semirings as _sr
 from .errors import DeviceMismatch, DimensionMismatch, DomainMismatch, UnknownNameError
 from .masks import allowed_keys, check_mask_args, entries_matrix, finish, keys_of, member
 from .matrix import Matrix
+from .ops import mxv, vxm
 
 __all__ = ["select_entries", "apply", "ewise_add", "ewise_mult", "reduce_rows", "reduce_cols", "reduce_scalar",
            "extract", "assign", "UNARY_OPS", "SELECTORS", "binary_op_names"]
@@ -247,6 +249,13 @@ def _monoid(monoid, dtype, who):
     return m
 
 
+#: the semiring whose product with a vector of ones reduces a matrix with the monoid: MUL keeps the
+#: matrix's entry (first in mxv, which computes MUL(A(i, j), u(j)); second in vxm); ``any`` is max
+_REDUCING = {"plus": ("plus_first", "plus_second"), "min": ("min_first", "min_second"),
+             "max": ("max_first", "max_second"), "any": ("max_first", "max_second"), "bor": ("bor_first", "bor_second"),
+             "lor": ("lor_land", "lor_land")}
+
+
 def _reduce(who, A, monoid, dtype, axis):
     _check_matrix(who, "A", A)
     if dtype is None:
@@ -255,36 +264,17 @@ def _reduce(who, A, monoid, dtype, axis):
             dtype = np.dtype(np.int64)
     dtype = np.dtype(dtype)
     m = _monoid(monoid, dtype, who)
+    name = "lor" if m.name == "any" and dtype == np.bool_ else m.name
+    by_rows, by_cols = _REDUCING[name]
     xp = A.xp
     with _dev.activate(A.device):
-        vals = _vals(A, dtype)
-        ident = m.identity(dtype)
-        if axis is None:
-            return ident if A.nnz == 0 else dtype.type(_total(m, vals, xp, dtype).item())
-        seg = A.rowidx.astype(np.int64) if axis == 1 else A.colidx.astype(np.int64)
-        n = A.shape[0] if axis == 1 else A.shape[1]
-        w = xp.full(n, ident, dtype=dtype)
-        if A.nnz:
-            order = xp.argsort(seg, kind="stable") if axis == 1 else xp.arange(A.nnz)
-            seg, vals = seg[order], vals[order]
-            starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), seg[1:] != seg[:-1]]))
-            w[seg[starts]] = _segment_reduce(m, vals, starts, xp).astype(dtype, copy=False)
-        return w
-
-
-def _segment_reduce(m, vals, starts, xp):
-    """The monoid's reduction of each segment vals[starts[s]:starts[s + 1]] (vals sorted by segment)."""
-    if xp is np:
-        return m.ufunc.reduceat(vals, starts)
-    # CuPy has no reduceat: the monoid's ufunc.at scatters each value into its segment's slot
-    ends = xp.concatenate([starts[1:], xp.asarray([vals.size], dtype=starts.dtype)])
-    seg = xp.repeat(xp.arange(starts.size), (ends - starts).astype(np.int64))
-    work = vals.astype(np.uint8) if vals.dtype == np.bool_ else vals  # bool: or / max as bytes
-    out = xp.full(starts.size, m.identity(vals.dtype), dtype=work.dtype)
-    name = {"plus": "add", "min": "minimum", "max": "maximum", "any": "maximum", "lor": "maximum",
-            "bor": "bitwise_or"}[m.name]
-    getattr(xp, name).at(out, seg, work)
-    return out.astype(vals.dtype, copy=False)
+        # a row (column) with no entry keeps the identity: the product's output that nothing reaches
+        if axis == 1:
+            return mxv(A, xp.ones(A.shape[1], dtype=dtype), by_rows)            # w = A ⊕.first 1
+        w = vxm(xp.ones(A.shape[0], dtype=dtype), A, by_cols)                    # w = 1 ⊕.second A
+        if axis == 0:
+            return w
+        return m.identity(dtype) if w.size == 0 else dtype.type(_total(m, w, xp, dtype).item())
 
 
 def _total(m, vals, xp, dtype):
@@ -339,9 +329,11 @@ def _positions(idx, values, xp):
     lo = xp.searchsorted(s, values, side="left")
     hi = xp.searchsorted(s, values, side="right")
     counts = (hi - lo).astype(np.int64)
-    who = xp.repeat(xp.arange(values.size, dtype=np.int64), counts)
-    first = xp.cumsum(counts) - counts
-    pos = lo[who] + (xp.arange(int(counts.sum()), dtype=np.int64) - first[who])
+    ends = xp.cumsum(counts)
+    total = int(ends[-1]) if ends.size else 0
+    slots = xp.arange(total, dtype=np.int64)
+    who = xp.searchsorted(ends, slots, side="right")  # the value whose run holds each slot
+    pos = lo[who] + (slots - (ends - counts)[who])
     return who, order[pos]
 
 
