@@ -181,3 +181,69 @@ def test_spgemm_kernel_compiles_with_nvcc(tmp_path):
     proc = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "-c", "-o", str(tmp_path / "o.o"), str(src)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# ------------------------------------------------------------------ the GPU backend's host side
+class _NumpyAsCupy:
+    """NumPy under CuPy's name, for running spla.backends.gpu.spgemm's host code on the CPU."""
+
+    cuda = type("cuda", (), {"Device": staticmethod(lambda *a: type("Device", (), {"id": 0})())})
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def _emulated_kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, device_id):
+    """spla_spgemm_dot's contract in Python, taking the launch's arguments in the kernel's order."""
+    monoid, op = _sr.MONOIDS[add], _sr.BINARY_OPS[mul]
+    dtype = np.dtype(dtype_str)
+
+    def launch(grid, block, args):
+        arowptr, acolidx, avals, bcolptr, browidx, bvals, rows, cols, nlist, vals, found = args
+        assert all(a.dtype == np.dtype(index_str) for a in (arowptr, acolidx, bcolptr, browidx, rows, cols))
+        assert vals.dtype == dtype and found.dtype == np.uint8 and int(nlist) == rows.size == cols.size
+        for e in range(int(nlist)):
+            i, j = rows[e], cols[e]
+            pa = np.arange(arowptr[i], arowptr[i + 1])
+            pb = np.arange(bcolptr[j], bcolptr[j + 1])
+            _, ia, ib = np.intersect1d(acolidx[pa], browidx[pb], return_indices=True)
+            found[e] = ia.size > 0
+            if ia.size:
+                a = np.ones(ia.size, dtype) if a_pattern else avals[pa[ia]]
+                b = np.ones(ib.size, dtype) if b_pattern else bvals[pb[ib]]
+                vals[e] = monoid.ufunc.reduce(op.apply(a, b, np).astype(dtype))
+    return launch
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_gpu_host_side_with_an_emulated_kernel(data, monkeypatch_module):
+    """spla.backends.gpu.spgemm's candidate lists (mask, cuSPARSE structure, complement), index casts,
+    kernel arguments and compaction, with NumPy standing for CuPy, SciPy for cupyx and a Python
+    emulation of the kernel: its result must be the CPU backend's."""
+    A, B, sr, dtype, kwargs = data.draw(mxm_calls("cpu"))
+    mask = kwargs.get("mask")
+    mkeys = None if mask is None else spla.masks.allowed_keys(mask, kwargs["structural"])
+    complement = kwargs.get("complement", False)
+    want = cpu_mxm.mxm(A, B, sr, dtype, mkeys, complement)
+    got = gpu_spgemm.mxm(A, B, sr, dtype, mkeys, complement)
+    assert np.array_equal(got[0], want[0])
+    assert np.array_equal(got[1], want[1])
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    import sys
+
+    mp = pytest.MonkeyPatch()
+    cupyx = type(sys)("cupyx")
+    cupyx.scipy = type(sys)("cupyx.scipy")
+    cupyx.scipy.sparse = sp
+    mp.setitem(sys.modules, "cupyx", cupyx)
+    mp.setitem(sys.modules, "cupyx.scipy", cupyx.scipy)
+    mp.setitem(sys.modules, "cupyx.scipy.sparse", sp)
+    mp.setattr(gpu_spgemm, "load_cupy", lambda: _NumpyAsCupy())
+    mp.setattr(gpu_spgemm, "_kernel", _emulated_kernel)
+    mp.setattr(gpu_spgemm, "resident_threads", lambda device: 4096)
+    yield mp
+    mp.undo()

@@ -50,18 +50,20 @@ def _member(keys, sorted_keys, cp):
 
 
 def _structure_keys(A, B, cp):
-    """Sorted keys of the entries of A's pattern times B's pattern (cuSPARSE, float64 counts)."""
+    """Sorted keys j * m + i of the entries of A's pattern times B's pattern (cuSPARSE, float64 path
+    counts, never 0).  The CSC arrays are read as CSR of the transposes, so no conversion runs."""
     import cupyx.scipy.sparse as csp
 
     m = A.shape[0]
     if A.nnz == 0 or B.nnz == 0:
         return cp.zeros(0, dtype=np.int64)
-    pa = csp.csc_matrix((cp.ones(A.nnz, dtype=np.float64), A.rowidx, A.colptr), shape=A.shape)
-    pb = csp.csc_matrix((cp.ones(B.nnz, dtype=np.float64), B.rowidx, B.colptr), shape=B.shape)
-    P = (pa.tocsr() @ pb.tocsr()).tocsc()
-    P.sum_duplicates()  # canonical: sorted rows in each column, no duplicates
-    cols = cp.searchsorted(P.indptr.astype(np.int64), cp.arange(P.nnz, dtype=np.int64), side="right") - 1
-    return cols * m + P.indices.astype(np.int64)
+    # cuSPARSE takes int32 indices; its product's entries come back in whatever order it leaves them
+    pa = csp.csr_matrix((cp.ones(A.nnz, dtype=np.float64), A.rowidx.astype(np.int32), A.colptr.astype(np.int32)),
+                        shape=(A.shape[1], A.shape[0]))   # A's CSC arrays are the CSR of A'
+    pb = csp.csr_matrix((cp.ones(B.nnz, dtype=np.float64), B.rowidx.astype(np.int32), B.colptr.astype(np.int32)),
+                        shape=(B.shape[1], B.shape[0]))   # ... and B's of B'
+    P = (pb @ pa).tocoo()   # (A B)' = B' A': its row r, column c is the entry (c, r) of A B
+    return cp.unique(P.row.astype(np.int64) * m + P.col.astype(np.int64))
 
 
 def mxm(A, B, sr, dtype, mask_keys, complement):
