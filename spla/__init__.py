@@ -5,8 +5,8 @@
     >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
     array([0., 1., 0.])
 
-Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, tuning, the kernel
-choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
+Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, mxm and the matrix operations of
+``spla.matrixops`` with the masks of ``spla.masks``, bits, frontier, tuning, the kernel choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
 ``spla.backends.gpu.selection`` the kernel choice they serve).
 """
 
@@ -30,7 +30,7 @@ from .matrix import Matrix
 from .backends.gpu.selection import choose_kernel, direction_cost, may_push, scale_free_metric
 from .backends.names import KERNELS, normalize_kernel
 from .ops import mxv, vxm
-from .mxm import mxm
+from .spgemm import mxm
 from .matrixops import apply, assign, ewise_add, ewise_mult, extract, reduce_cols, reduce_rows, reduce_scalar
 from .entries import apply_arcs, select
 from .replay import Replay

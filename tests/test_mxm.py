@@ -247,3 +247,12 @@ def monkeypatch_module():
     mp.setattr(gpu_spgemm, "resident_threads", lambda device: 4096)
     yield mp
     mp.undo()
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from spla import spgemm
+
+    assert doctest.testmod(spgemm, verbose=False).attempted > 0
+    assert doctest.testmod(spgemm, verbose=False).failed == 0

@@ -193,7 +193,7 @@ def mxm(A, B, sr, dtype, mask_keys, complement):
     if mask_keys is not None and not complement:
         # dot products cost the mask's row degrees in A; saxpy costs every product
         mrows, mcols = mask_keys % max(m, 1), mask_keys // max(m, 1)
-        dot_work = int(np.diff(A.T.colptr.astype(np.int64))[mrows].sum()) if mrows.size else 0
+        dot_work = int(A.out_degree()[mrows].sum()) if mrows.size else 0
         flops = int(np.diff(A.colptr.astype(np.int64))[B.rowidx.astype(np.int64)].sum()) if B.nnz else 0
         if dot_work <= flops:
             return _dot(A, B, sr, dtype, mrows, mcols)
