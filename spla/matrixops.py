@@ -68,6 +68,19 @@ def _binary(name, who):
     return lambda x, y, xp: getattr(xp, ufunc.__name__)(x, y)
 
 
+def _domain(dtype, who):
+    """``dtype`` as a NumPy dtype that a Matrix's values may have (bool, integer of at most 64 bits,
+    float32 or float64: the domains both backends compute in), or DomainMismatch saying so."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise DomainMismatch(f"{who}: {dtype!r} is not a dtype") from None
+    if dtype.kind not in "biuf" or dtype.itemsize > 8 or dtype == np.float16:
+        raise DomainMismatch(f"{who}: values of dtype {dtype} are not supported; use bool, integer, float32 or "
+                             "float64 (of at most 64 bits)")
+    return dtype
+
+
 def _check_matrix(who, name, M, device=None):
     if not isinstance(M, Matrix):
         raise TypeError(f"{who}: {name} must be a spla.Matrix, got {type(M).__name__}")
@@ -164,7 +177,7 @@ def apply(A, op, *, left=None, right=None, dtype=None, mask=None, complement=Fal
     scalar = right if left is None else left
     if dtype is None:
         dtype = A.dtype if scalar is None else np.result_type(A.dtype, np.asarray(scalar).dtype)
-    dtype = np.dtype(dtype)
+    dtype = _domain(dtype, who)
     with _dev.activate(A.device):
         a = _vals(A, dtype)
         if scalar is None:
@@ -216,7 +229,7 @@ def _ewise(who, A, B, op, dtype, union, mask=None, complement=False, structural=
     if A.shape != B.shape:
         raise DimensionMismatch(f"{who}: A has shape {A.shape} and B {B.shape}; they must be equal")
     fn = _binary(op, who)
-    dtype = np.dtype(np.result_type(A.dtype, B.dtype) if dtype is None else dtype)
+    dtype = _domain(np.result_type(A.dtype, B.dtype) if dtype is None else dtype, who)
     xp = A.xp
     with _dev.activate(A.device):
         ak, bk = keys_of(A), keys_of(B)

@@ -408,6 +408,11 @@ def test_nvrtc_compiles_sample_modules():
     names = list(gpu.frontier_name_expressions(np.int32, np.int32).values())
     lowered = _nvrtc_compile(lib, cuda_source.load(gpu.FRONTIER_SOURCE), names)
     assert len(set(lowered.values())) == len(names)
+    from spla.backends.gpu.spgemm import spgemm_name
+
+    names = [spgemm_name(add, mul, dt, idx, pattern, not pattern) for add, mul, dt, idx, pattern in SAMPLE]
+    lowered = _nvrtc_compile(lib, cuda_source.load(gpu.SPGEMM_SOURCE), names)
+    assert len(set(lowered.values())) == len(names)
 
 
 def test_defines_keep_their_modules_apart():

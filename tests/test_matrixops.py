@@ -139,6 +139,10 @@ def test_apply_gives_a_pattern_values():
         spla.apply(P, "sqrt")
     with pytest.raises(spla.DomainMismatch, match="float domain"):
         spla.apply(P.astype(np.int64), "minv")
+    with pytest.raises(spla.DomainMismatch, match="not supported"):
+        spla.apply(P, "identity", dtype=np.complex128)
+    with pytest.raises(spla.DomainMismatch, match="not supported"):
+        spla.ewise_add(P, P, "plus", dtype=np.float16)
 
 
 # ------------------------------------------------------------------ element-wise
