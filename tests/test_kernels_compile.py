@@ -408,9 +408,10 @@ def test_nvrtc_compiles_sample_modules():
     names = list(gpu.frontier_name_expressions(np.int32, np.int32).values())
     lowered = _nvrtc_compile(lib, cuda_source.load(gpu.FRONTIER_SOURCE), names)
     assert len(set(lowered.values())) == len(names)
-    from spla.backends.gpu.spgemm import spgemm_name
+    from spla.backends.gpu.spgemm import GROUP_SIZES, spgemm_name
 
-    names = [spgemm_name(add, mul, dt, idx, pattern, not pattern) for add, mul, dt, idx, pattern in SAMPLE]
+    names = [spgemm_name(add, mul, dt, idx, pattern, not pattern, GROUP_SIZES[n % len(GROUP_SIZES)])
+             for n, (add, mul, dt, idx, pattern) in enumerate(SAMPLE)]
     lowered = _nvrtc_compile(lib, cuda_source.load(gpu.SPGEMM_SOURCE), names)
     assert len(set(lowered.values())) == len(names)
 

@@ -161,6 +161,19 @@ def test_spgemm_source_is_nvrtc_compatible():
     assert len(re.findall(r"__global__ void[^;{]*\bspla_spgemm_dot\(", code)) == 1
 
 
+def test_group_size_follows_the_shorter_lists():
+    def matrix(rows, cols, density):
+        S = sp.random(rows, cols, density=density, random_state=1, format="csc")
+        return spla.Matrix.from_scipy(S, directed=True, device="cpu")
+
+    A, B = matrix(200, 300, 0.01), matrix(300, 200, 0.33)
+    assert gpu_spgemm.group_size(A, B) == 4           # A's rows of 3 entries, B's columns of about 100
+    assert gpu_spgemm.group_size(B.T, A.T) == 4       # ... the other way round
+    assert gpu_spgemm.group_size(matrix(50, 300, 0.9), matrix(300, 50, 0.9)) == 32
+    empty = spla.Matrix.from_scipy(sp.csc_array((0, 0)), device="cpu")
+    assert gpu_spgemm.group_size(empty, empty) == 1
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")
 def test_spgemm_kernel_compiles_with_nvcc(tmp_path):
     """Every monoid and operator on a domain of its, both index types, pattern and valued operands."""
@@ -175,6 +188,8 @@ def test_spgemm_kernel_compiles_with_nvcc(tmp_path):
         for ap in (False, True):
             for bp in (False, True):
                 names.append(gpu_spgemm.spgemm_name("plus", "times", np.float32, idx, ap, bp))
+    for group in gpu_spgemm.GROUP_SIZES:
+        names.append(gpu_spgemm.spgemm_name("min", "plus", np.float64, np.int32, False, True, group))
     src = tmp_path / "spgemm.cu"
     src.write_text(f'#include "{gpu_spgemm.SPGEMM_SOURCE}"\nextern void* const x[];\nvoid* const x[] = {{'
                    + ", ".join(f"(void*)&{n}" for n in sorted(set(names))) + "};\n")
@@ -193,10 +208,11 @@ class _NumpyAsCupy:
         return getattr(np, name)
 
 
-def _emulated_kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, device_id):
+def _emulated_kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id):
     """spla_spgemm_dot's contract in Python, taking the launch's arguments in the kernel's order."""
     monoid, op = _sr.MONOIDS[add], _sr.BINARY_OPS[mul]
     dtype = np.dtype(dtype_str)
+    assert group in gpu_spgemm.GROUP_SIZES
 
     def launch(grid, block, args):
         arowptr, acolidx, avals, bcolptr, browidx, bvals, rows, cols, nlist, vals, found = args

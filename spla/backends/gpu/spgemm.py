@@ -1,7 +1,8 @@
 """The GPU backend's SpGEMM: ``T = A ⊕.⊗ B`` restricted by a mask, as dot products on the device.
 
-Every semiring runs the one kernel ``spla_spgemm_dot`` (``spla/kernels/spgemm.cuh``: one warp per
-listed (i, j), intersecting row i of A with column j of B) over a list of candidate entries:
+Every semiring runs the one kernel ``spla_spgemm_dot`` (``spla/kernels/spgemm.cuh``: a group of 1 to
+32 lanes per listed (i, j), :func:`group_size`, intersecting row i of A with column j of B) over a
+list of candidate entries:
 
 * with a mask (not complemented): the mask's allowed entries; those with no common k are dropped;
 * without a mask, or with its complement: the structure of the product, from cuSPARSE's product of
@@ -26,17 +27,31 @@ from .launch import blocks_for, resident_threads
 __all__ = ["mxm", "spgemm_name", "SPGEMM_SOURCE"]
 
 
-def spgemm_name(add, mul, dtype, index_dtype_, a_pattern, b_pattern):
-    """The NVRTC name expression of ``spla_spgemm_dot`` for one (ADD, MUL, T, I, A pattern, B pattern)."""
+#: lanes per listed entry the kernel is instantiated for
+GROUP_SIZES = (1, 2, 4, 8, 16, 32)
+
+
+def spgemm_name(add, mul, dtype, index_dtype_, a_pattern, b_pattern, group=32):
+    """The NVRTC name expression of ``spla_spgemm_dot`` for one (ADD, MUL, T, I, A pattern, B pattern,
+    lanes per entry)."""
     return (f"spla_spgemm_dot<{ADD_FUNCTORS[add][0]}, {MUL_FUNCTORS[mul][0]}, {C_TYPES[np.dtype(dtype)]}, "
             f"{INDEX_TYPES[np.dtype(index_dtype_)]}, {'true' if a_pattern else 'false'}, "
-            f"{'true' if b_pattern else 'false'}>")
+            f"{'true' if b_pattern else 'false'}, {int(group)}>")
+
+
+def group_size(A, B):
+    """Lanes per listed entry: the power of two (1 to 32) at or above the mean length of the shorter
+    list a group walks, estimated from A's mean row and B's mean column length."""
+    rows = A.nnz / max(A.shape[0], 1)
+    cols = B.nnz / max(B.shape[1], 1)
+    short = max(1.0, min(rows, cols))
+    return next((g for g in GROUP_SIZES if g >= short), GROUP_SIZES[-1])
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, device_id):
+def _kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id):
     cp = load_cupy()
-    expr = spgemm_name(add, mul, dtype_str, index_str, a_pattern, b_pattern)
+    expr = spgemm_name(add, mul, dtype_str, index_str, a_pattern, b_pattern, group)
     with cp.cuda.Device(device_id):
         mod = cp.RawModule(code=source(str(SPGEMM_SOURCE)), options=NVRTC_OPTIONS, name_expressions=[expr])
         return mod.get_function(expr)
@@ -93,8 +108,9 @@ def mxm(A, B, sr, dtype, mask_keys, complement):
     vals = cp.empty(n, dtype=dtype)
     found = cp.empty(n, dtype=cp.uint8)
     device_id = cp.cuda.Device().id
-    fn = _kernel(sr.add.name, mul.name, dtype.str, np.dtype(idx).str, a_pat, b_pat, device_id)
-    blocks = blocks_for(32 * n, max(1, resident_threads(A.device) // BLOCK))
+    group = group_size(A, B)
+    fn = _kernel(sr.add.name, mul.name, dtype.str, np.dtype(idx).str, a_pat, b_pat, group, device_id)
+    blocks = blocks_for(group * n, max(1, resident_threads(A.device) // BLOCK))
     fn((blocks,), (BLOCK,), (arr(At.colptr), arr(At.rowidx), avals, arr(B.colptr), arr(B.rowidx), bvals,
                              rows, cols, np.int64(n), vals, found))
     hit = found.astype(bool)
