@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla import algorithms as alg
-from spla.testing import graphs
+from spla.testing import graphs, scaled
 
 REAL = [nx.karate_club_graph(), nx.florentine_families_graph(), nx.les_miserables_graph(),
         nx.davis_southern_women_graph()]
@@ -57,7 +57,7 @@ def _check_all(G, device):
         assert got_edges == want_edges, k
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=scaled(40), deadline=None)
 @given(G=_cases())
 def test_graph_algorithms_match_networkx(G, device):
     _check_all(G, device)

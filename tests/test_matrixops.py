@@ -10,7 +10,7 @@ import spla
 from spla import device as _dev
 from spla import matrixops as mo
 from spla import semirings as _sr
-from spla.testing import matrices
+from spla.testing import matrices, scaled
 from spla.testing.matrix_references import assert_matrix_equal, dense_mask, dense_merge, dense_of
 from spla.testing.references import _mul
 
@@ -49,7 +49,7 @@ def _shape(draw):
 
 
 # ------------------------------------------------------------------ select
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
 def test_select_equals_the_dense_reference(data, device):
     draw = data.draw
@@ -101,7 +101,7 @@ _UNARY_REF = {"identity": lambda a: a, "ainv": lambda a: a if a.dtype == bool el
               "lnot": lambda a: np.logical_not(a).astype(a.dtype), "one": lambda a: np.ones_like(a)}
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
 def test_apply_equals_the_dense_reference(data, device):
     draw = data.draw
@@ -146,7 +146,7 @@ def test_apply_gives_a_pattern_values():
 
 
 # ------------------------------------------------------------------ element-wise
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data(), union=st.booleans())
 def test_ewise_equals_the_dense_reference(data, union, device):
     draw = data.draw
@@ -176,7 +176,7 @@ def test_ewise_errors():
 
 
 # ------------------------------------------------------------------ reductions
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
 def test_reductions_equal_the_dense_reference(data, device):
     draw = data.draw
@@ -211,7 +211,7 @@ def test_reduce_counts_a_pattern():
 
 
 # ------------------------------------------------------------------ extract / assign
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
 def test_extract_equals_the_dense_reference(data, device):
     draw = data.draw
@@ -227,7 +227,7 @@ def test_extract_equals_the_dense_reference(data, device):
     assert_matrix_equal(C, _expect(t, shape, A.dtype, kw), A.dtype)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
 def test_assign_equals_the_dense_reference(data, device):
     draw = data.draw

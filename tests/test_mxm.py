@@ -17,7 +17,7 @@ import spla
 from spla import semirings as _sr
 from spla.backends import cpu_mxm, cuda_source
 from spla.backends.gpu import spgemm as gpu_spgemm
-from spla.testing import matrices
+from spla.testing import matrices, scaled
 from spla.testing.matrix_references import assert_matrix_equal, dense_mask, dense_merge, dense_mxm
 
 
@@ -56,7 +56,7 @@ def _expected(A, B, sr, dtype, kwargs):
     return dense_merge(t, allowed, kwargs.get("out"), kwargs.get("accum"), kwargs.get("replace", False), dtype)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(100), deadline=None)
 @given(data=st.data())
 def test_mxm_equals_the_dense_reference(data, device):
     A, B, sr, dtype, kwargs = data.draw(mxm_calls(device))
@@ -66,7 +66,7 @@ def test_mxm_equals_the_dense_reference(data, device):
     assert_matrix_equal(C, _expected(A, B, sr, dtype, kwargs), dtype)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data(), form=st.sampled_from(["dot", "saxpy", "scipy"]))
 def test_cpu_forms_agree_with_the_reference(data, form):
     """Each CPU form on its own, whatever the cost rule would pick."""
@@ -231,7 +231,7 @@ def _emulated_kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group
     return launch
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=scaled(80), deadline=None)
 @given(data=st.data())
 def test_gpu_host_side_with_an_emulated_kernel(data, monkeypatch_module):
     """spla.backends.gpu.spgemm's candidate lists (mask, cuSPARSE structure, complement), index casts,
