@@ -7,13 +7,14 @@ Graph/DiGraph (vertices in ``list(G)`` order), returns NumPy arrays indexed like
 (``edge_betweenness_centrality``: a SciPy sparse array), follows networkx's semantics and
 defaults, and takes a ``device=`` override and, where it multiplies, ``kernel=``
 (``degree_centrality`` makes no product; ``rank_correlation`` compares two vectors).  Only the public
-spla API (products ``vxm``/``mxv``/``mxm`` over semirings, the matrix operations, ``spla.bits``, ``spla.frontier``, ``spla.select``,
-``spla.apply_arcs``, ``spla.memory``, ``spla.tuning``) and plain array operations are used: no CUDA
-source lives here.
+spla API (products ``vxm``/``mxv``/``mxm`` over semirings, the matrix operations, ``spla.bits``,
+``spla.frontier``, ``spla.paths``, ``spla.select``, ``spla.apply_arcs``, ``spla.memory``,
+``spla.tuning``) and plain array operations are used: no CUDA source and no compiled loop lives here.
 
-Modules: ``betweenness`` (the public betweenness functions and the choice of path), with one module
-per path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sparse`` (sparse frontiers),
-``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
+Modules: ``betweenness`` (the public betweenness functions and the choice of path, with
+``betweenness_path`` telling it; the CPU's compiled per-source path is ``spla.paths``), with one
+module per batched path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sparse`` (sparse
+frontiers), ``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
 harmonic, sum of distances by a bit-parallel BFS), ``hops`` (eccentricity and blocks of hop
 distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
 ``correlation``; the graph algorithms composed from matrix primitives (``spla.mxm``, ``spla.select``,
@@ -21,7 +22,7 @@ distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
 (input conversion and shared checks).
 """
 
-from .betweenness import betweenness_centrality, edge_betweenness_centrality
+from .betweenness import betweenness_centrality, betweenness_path, edge_betweenness_centrality
 from .bfs import bfs_levels
 from .components import connected_components
 from .correlation import rank_correlation
@@ -36,7 +37,7 @@ from .pagerank import pagerank
 from .triangles import triangle_count, triangles
 
 __all__ = [
-    "bfs_levels", "betweenness_centrality", "edge_betweenness_centrality", "closeness_centrality",
+    "bfs_levels", "betweenness_centrality", "betweenness_path", "edge_betweenness_centrality", "closeness_centrality",
     "harmonic_centrality", "sum_of_distances", "daccer_volumes", "pagerank", "degree_centrality",
     "rank_correlation", "eccentricity", "hop_distance_blocks", "triangle_count", "triangles", "core_number",
     "connected_components", "jaccard_edges", "k_truss",

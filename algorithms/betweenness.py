@@ -10,7 +10,7 @@ Edge betweenness (networkx ``edge_betweenness_centrality``): bc(v -> w) = Σ_s �
 over the arcs of the sources' shortest-path DAGs.  Both are then rescaled as networkx's ``_rescale``
 (normalized, directed, endpoints, sampled sources).
 
-The dependencies of a block of sources come from one of three paths, each a module:
+The dependencies of a block of sources come from one of four paths, three of them a module here:
 
 * :mod:`betweenness_dense`: (n, k) arrays, one masked product per BFS level and direction (TurboBC's
   Algorithm 1 batched); vertex and edge betweenness.
@@ -18,22 +18,29 @@ The dependencies of a block of sources come from one of three paths, each a modu
   for graphs of many levels and sources that reach few vertices; ``frontier="sparse"``, or "auto"
   when a BFS from a sample of the sources says so (``betweenness_sparse.use_sparse_frontier``).
 * :mod:`betweenness_single`: one source at a time (``batch_size=1``, and any single source under
-  "auto"), each level's product a push or a pull, whole sources replayed by recorded plans.
+  "auto" on a GPU), each level's product a push or a pull, whole sources replayed by recorded plans.
+* ``spla.paths.dependencies`` (``frontier="queue"``): on the CPU, Brandes' search compiled, one
+  source at a time per core, its frontier a queue of vertices, so a source costs the arcs it
+  reaches; "auto" on the CPU whenever it is available (numba installed), vertex and edge
+  betweenness alike.  :func:`betweenness_path` says which path a call takes and why.
 
 This module holds the public functions, their checks at the door, the sources (given, sampled as
-networkx samples them, or all), the choice of path and block size, and the retry with half the
-block after running out of device memory.
+networkx samples them, or all), the choice of path (:func:`betweenness_path`) and block size, and
+the retry with half the block after running out of device memory.
 
 Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loops are ignored,
 parallel arcs count once: networkx's unweighted (weight=None) semantics.  Memory: the matrix
 (n + 1 + m words, twice for a directed graph, which also needs A.T) plus about 64 bytes per vertex
 per source of the block (40 with sparse frontiers); "auto" blocks take half the free device memory.
+The queue path holds, per thread, about 52 bytes per vertex and 4 per arc (int32 indices; their
+share doubles with int64 ones), and an accumulator of n (vertex) or nnz (edge) float64.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +54,9 @@ from ._common import (as_list, as_matrix, check_progress, check_sources, free_de
                       on_graph_device, pattern_of, to_numpy)
 
 log = logging.getLogger("spla")
+
+#: host bytes per vertex of one thread of the queue path's workspace (spla.backends.cpu_paths)
+QUEUE_BYTES_PER_VERTEX = 52
 
 
 @on_graph_device
@@ -77,20 +87,26 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
         Count the path endpoints too.
     batch_size : "auto" or int
         Sources per block (1 is TurboBC's single-source Algorithm 1); "auto" sizes the
-        block from free device memory.  Running out of memory halves the block.
+        block from free device memory (the queue path: every source in one call, or blocks of
+        about 1% of them when ``progress`` is given).  Running out of memory halves the block.
     device, kernel : where to run and which product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push");
         with batch_size=1, "auto" chooses push or pull at every BFS level.  Sparse frontiers run
         ``spla.frontier``'s own push and pull, no product kernel: there ``kernel`` is only checked.
-    frontier : "auto", "dense" or "sparse"
-        How a block of sources holds its BFS frontiers.  "dense": (n, k) blocks and one masked
+    frontier : "auto", "dense", "sparse" or "queue"
+        How the sources hold their BFS frontiers.  "dense": (n, k) blocks and one masked
         product per level, whose vector work is O(n·k) per level; "sparse": the frontier as a
         list of (vertex, source) entries (``spla.frontier``), whose work is the frontier's arcs,
         for graphs of many levels (meshes, road networks) and for sources that reach few vertices
-        (directed graphs).  "auto" picks by one BFS from a sample of the sources (up to the tunable
-        ``reach_sample``, 32), its depth against the arcs they reach (see
-        ``betweenness_sparse.use_sparse_frontier``), when there are several sources.
-        Not used with batch_size=1, nor by "auto" for a single source (the direction-optimised
-        single-source path, whose levels push or pull a single vector).
+        (directed graphs); "queue" (CPU only, needs numba): Brandes' search compiled, one source
+        at a time on each core, its frontier a queue of vertices (``spla.paths.dependencies``),
+        whose work is the arcs each source reaches.  "auto": on the CPU "queue" whenever numba
+        is installed (the fastest CPU path on every graph measured: the tunable
+        ``paths_for_betweenness``, docs/decisions/algorithms.md); otherwise, and on a GPU, "dense" or
+        "sparse" by one BFS from a sample of the sources (up to the tunable ``reach_sample``,
+        32), its depth against the arcs they reach (see ``betweenness_sparse.use_sparse_frontier``),
+        when there are several sources.  With batch_size=1, and under "auto" for a single source
+        on a GPU, the direction-optimised single-source path runs instead (its levels push or
+        pull a single vector).  :func:`betweenness_path` tells the path a call takes.
     progress : callable(done, total), optional, called after each block.
 
     Returns
@@ -98,8 +114,7 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
     numpy float64 array (n,) indexed like the input's vertices.
     """
     _check_options(batch_size, kernel, progress, frontier)
-    if targets is not None and frontier == "sparse":
-        raise ValueError("targets= runs on dense frontiers; use frontier='auto' or 'dense'")
+    _check_targets_frontier(targets, frontier)
     src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
     subset = sources is not None or targets is not None
     if subset and endpoints:
@@ -114,15 +129,16 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
 
 @on_graph_device
 def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True,
-                                batch_size="auto", device=None, kernel="auto", progress=None):
+                                batch_size="auto", device=None, kernel="auto", progress=None, frontier="auto"):
     """Edge betweenness centrality (networkx ``edge_betweenness_centrality`` semantics).
 
     Parameters as :func:`betweenness_centrality` (k, sources, targets, seed, normalized, batch_size,
-    device, kernel, progress); there are no endpoints or frontier options (the dense path always
-    runs).  With ``sources`` and ``targets`` this is Brandes' edge betweenness of the paths from a
-    source to a target, Σ_{s ∈ S, t ∈ T} σ(s, t | e) / σ(s, t), which networkx's
-    ``edge_betweenness_centrality_subset`` computes when every vertex is a target (for a smaller set
-    of targets networkx splits a non-target's dependency evenly among its parents, not by path counts).
+    device, kernel, progress); there is no endpoints option.  With ``sources`` and ``targets`` this is
+    Brandes' edge betweenness of the paths from a source to a target, Σ_{s ∈ S, t ∈ T} σ(s, t | e) /
+    σ(s, t), which networkx's ``edge_betweenness_centrality_subset`` computes when every vertex is a
+    target (for a smaller set of targets networkx splits a non-target's dependency evenly among its
+    parents, not by path counts).  ``frontier``: "auto", "dense" or "queue" (sparse frontiers carry no
+    arc sums): "auto" is "queue" on the CPU with numba installed and no ``targets``, "dense" otherwise.
 
     Returns
     -------
@@ -131,12 +147,13 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     A multigraph's parallel edges are one arc here, holding their sum (networkx gives each
     of the k parallel edges 1/k of it, for unweighted shortest paths).
     """
-    _check_options(batch_size, kernel, progress)
+    _check_options(batch_size, kernel, progress, frontier, edges=True)
+    _check_targets_frontier(targets, frontier)
     src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
     P = pattern_of(M)
     tgt = _targets(A, M, targets, k)
     arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
-                           progress=progress, targets=tgt))
+                           progress=progress, frontier=frontier, targets=tgt))
     if not directed and P.nnz:
         # bc(u -> v) = bc(v -> u) = the sum of both arcs' dependencies: B + B'    (an undirected edge)
         B = spla.Matrix.from_csc(P.colptr, P.rowidx, arc_bc, P.shape, directed=True, device="cpu")
@@ -146,12 +163,14 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
 
 
 # --------------------------------------------------------------------------- plumbing
-def _check_options(batch_size, kernel, progress, frontier="dense"):
+def _check_options(batch_size, kernel, progress, frontier="dense", edges=False):
     """The options' own checks, at the door: before any work, whatever the graph (an empty one, or
-    sources=[], runs no product; sparse frontiers use no product kernel)."""
+    sources=[], runs no product; sparse frontiers and queues use no product kernel)."""
     spla.normalize_kernel(kernel)
-    if frontier not in ("auto", "dense", "sparse"):
-        raise ValueError(f"frontier must be 'auto', 'dense' or 'sparse', got {frontier!r}")
+    allowed = ("auto", "dense", "queue") if edges else FRONTIERS
+    if not isinstance(frontier, str) or frontier not in allowed:
+        raise ValueError(f"frontier must be one of {', '.join(map(repr, allowed))}, got {frontier!r}"
+                         + (" (edge betweenness has no sparse-frontier path)" if frontier == "sparse" else ""))
     auto = isinstance(batch_size, str) and batch_size == "auto"
     if not auto and (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
         raise ValueError(f"batch_size must be 'auto' or a positive integer, got {batch_size!r}")
@@ -189,6 +208,11 @@ def _prepare(A, k, sources, seed, device):
     else:
         src = np.arange(n, dtype=np.int64)
     return src, sampled, n, M.directed, M
+
+
+def _check_targets_frontier(targets, frontier):
+    if targets is not None and frontier in ("sparse", "queue"):
+        raise ValueError(f"targets= runs on dense frontiers; use frontier='auto' or 'dense', not {frontier!r}")
 
 
 def _targets(A, M, targets, k):
@@ -278,6 +302,89 @@ def _is_oom(exc) -> bool:
     return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
 
 
+class BetweennessPath(NamedTuple):
+    """The path a betweenness call takes: ``name`` ("queue", "dense", "sparse" or "single") and
+    ``why``, one line for a report."""
+
+    name: str
+    why: str
+
+
+#: the values of ``frontier``
+FRONTIERS = ("auto", "dense", "sparse", "queue")
+_noted_no_queue = []  # the queue path's absence is logged once per process
+
+
+@on_graph_device
+def betweenness_path(A, *, k=None, sources=None, targets=None, seed=None, edges=False, batch_size="auto",
+                     device=None, frontier="auto") -> BetweennessPath:
+    """The path :func:`betweenness_centrality` (``edges=False``) or :func:`edge_betweenness_centrality`
+    (``edges=True``) takes with these arguments, and why (``BetweennessPath(name, why)``; name is
+    "queue", "dense", "sparse" or "single").  Runs no betweenness; on a GPU, "auto" with several
+    sources runs the sample BFS of ``betweenness_sparse.use_sparse_frontier``.  The choice is
+    also logged (logger "spla", level DEBUG) by every betweenness call."""
+    _check_options(batch_size, "auto", None, frontier, edges=edges)
+    _check_targets_frontier(targets, frontier)
+    src, _, _, _, M = _prepare(A, k, sources, seed, device)
+    return _choose(pattern_of(M), src, edges=edges, batch_size=batch_size, frontier=frontier,
+                   targets=targets is not None)
+
+
+def _choose(P, src, *, edges, batch_size, frontier, targets=False) -> BetweennessPath:
+    """:func:`betweenness_path`'s choice for the pattern P and the sources ``src``; ``targets``: whether
+    the paths end at a subset of targets, which only dense frontiers count."""
+    nsrc = len(src)
+    on_cpu = not spla.device.is_gpu(P.device)
+    if targets:
+        if frontier in ("queue", "sparse"):
+            raise ValueError(f"targets= runs on dense frontiers; use frontier='auto' or 'dense', not {frontier!r}")
+        if batch_size == 1 and not edges:
+            return BetweennessPath("dense", "targets= runs on dense frontiers (one source per block)")
+        return BetweennessPath("dense", "targets= runs on dense frontiers: (n, k) blocks of sources")
+    if frontier == "queue":
+        ok, why = spla.paths.available(P.device)
+        if not ok:
+            raise spla.KernelUnavailable(f"frontier='queue' cannot run here: {why}")
+        return BetweennessPath("queue", f"requested with frontier='queue'; {_queue_text()}")
+    if frontier == "auto" and batch_size != 1 and on_cpu and spla.tuning.current().paths_for_betweenness:
+        ok, why = spla.paths.available(P.device)
+        if ok:
+            return BetweennessPath("queue", f"{_queue_text()} (frontier='auto' on the CPU)")
+        if not _noted_no_queue:
+            _noted_no_queue.append(True)
+            log.warning("betweenness: the compiled CPU path is unavailable (%s); the NumPy block paths run "
+                        "instead, much slower", why)
+    if batch_size == 1 and not edges:
+        return BetweennessPath("single", "one source at a time, each level a push or a pull (batch_size=1)")
+    if frontier == "sparse":
+        return BetweennessPath("sparse", "requested with frontier='sparse'")
+    if nsrc == 1 and not edges:
+        return BetweennessPath("single", "a single source: each level a push or a pull")
+    if frontier == "auto" and not edges and nsrc > 1 and P.shape[0] and sparse.use_sparse_frontier(P, src):
+        return BetweennessPath("sparse", "sparse frontiers: n x depth above sparse_reach_ratio x the arcs a "
+                                         "sample of sources reaches")
+    if frontier == "dense":
+        return BetweennessPath("dense", "requested with frontier='dense'")
+    return BetweennessPath("dense", "(n, k) blocks of sources, one masked product per BFS level")
+
+
+def _queue_text():
+    workers = spla.paths.threads()
+    return f"compiled per-source searches (Brandes) on {workers} thread{'s' if workers != 1 else ''}"
+
+
+def _queue_batch(P, nsrc, batch_size, progress):
+    """Sources per call of the queue path: ``batch_size``; under "auto" every source at once or, when
+    progress is reported, about 1% of them per call, but at least one per thread and enough arcs to
+    run on every thread (twice the tunable ``paths_parallel_min_arcs``)."""
+    if batch_size != "auto":
+        return int(min(batch_size, nsrc))
+    if progress is None:
+        return nsrc
+    parallel = -(-2 * spla.tuning.current().paths_parallel_min_arcs // max(P.nnz, P.shape[0], 1))
+    return int(min(nsrc, max(spla.paths.threads(), -(-nsrc // 100), parallel)))
+
+
 def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="dense", targets=None):
     """Σ over source blocks of the block's contribution: (n,) vertex BC or (nnz,) arc BC (raw), on M's device.
     The options were checked by :func:`_check_options`; ``targets``: None or the (n,) target indicator,
@@ -286,13 +393,17 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
     n = P.shape[0]
     xp = P.xp
     nsrc = len(src)
+    if frontier == "queue" and not spla.paths.available(P.device)[0]:
+        _choose(P, src, edges=edges, batch_size=batch_size, frontier=frontier)  # raises, naming why
     if nsrc == 0 or n == 0:
         return xp.zeros(P.nnz if edges else n, dtype=np.float64)
+    path = _choose(P, src, edges=edges, batch_size=batch_size, frontier=frontier, targets=targets is not None)
+    log.debug("betweenness: %s path (%s), %d sources", path.name, path.why, nsrc)
+    use_queue, use_sparse = path.name == "queue", path.name == "sparse"
     acc = None  # made by the first block (a single source copies its δ instead of adding it to zeros)
-    # one source (or batch_size=1) stays on the direction-optimised single-source path
-    use_sparse = not edges and targets is None and batch_size != 1 and (frontier == "sparse" or (
-        frontier == "auto" and nsrc > 1 and sparse.use_sparse_frontier(P, src)))
-    if batch_size == "auto":
+    if use_queue:
+        kb = _queue_batch(P, nsrc, batch_size, progress)
+    elif batch_size == "auto":
         kb = sparse.auto_batch(P, nsrc) if use_sparse else _auto_batch(P, nsrc)
     else:
         kb = int(min(batch_size, nsrc))
@@ -302,7 +413,11 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
     while done < nsrc:
         block = src[done:done + kb]
         try:
-            if len(block) == 1 and not edges and not use_sparse and targets is None:
+            if use_queue:
+                # acc += Σ_{s in block} δ_s                    (a compiled search per source, on every core)
+                part = spla.paths.dependencies(P, block, edges=edges, endpoints=endpoints)
+                acc = part if acc is None else acc + part
+            elif len(block) == 1 and not edges and not use_sparse and targets is None:
                 # acc += δ_s                                   (one source: push or pull per level)
                 acc = single.single_source(P, int(block[0]), acc, endpoints=endpoints, kernel=kernel)
             elif use_sparse:
@@ -320,7 +435,8 @@ def _run(M, src, *, endpoints, edges, batch_size, kernel, progress, frontier="de
                 raise
             _free_pool(P)
             if kb == 1:
-                per_vertex = sparse.BYTES_PER_ENTRY_SPARSE if use_sparse else dense.BYTES_PER_VERTEX_SOURCE
+                per_vertex = (QUEUE_BYTES_PER_VERTEX if use_queue else sparse.BYTES_PER_ENTRY_SPARSE if use_sparse
+                              else dense.BYTES_PER_VERTEX_SOURCE)
                 need = per_vertex * n + P.nbytes
                 raise spla.DeviceMemoryError(
                     f"betweenness of one source needs about {need / 2**20:.1f} MiB of device memory "

@@ -48,6 +48,9 @@ transpose, ``vis_{d+1} = A bor.second vis_d`` (mxv: pulls along out-neighbours).
 unused bits of the last word (sources beyond n) are preset in every row, so a word can
 become ``done``; they cancel in the differences.
 
+On the CPU, when numba is installed, the same sums come from one compiled BFS per source instead
+(``spla.paths.distance_sums``, the machine's cores sharing the sources; ``use_searches``).
+
 Memory: two (n, W) uint64 arrays plus an (n, W) bool mask and the backend's
 temporaries, about 37·n bytes per word (``BYTES_PER_WORD_ROW``); W is chosen from
 ``free_device_bytes`` (the tunable ``memory_fraction`` of it, docs/decisions/algorithms.md) and
@@ -258,6 +261,8 @@ def distance_sums(A, *, direction="in", harmonic=False, sources=None, kernel="au
     """
     n = A.shape[0]
     xp = A.xp
+    if use_searches(A) and (sources is None or direction == "in"):
+        return _searches(A, direction, harmonic, progress, sources)
 
     def run_block(levels, s0, s1, W, pad):
         dist = xp.zeros(n, dtype=np.int64)
@@ -286,6 +291,38 @@ def distance_sums(A, *, direction="in", harmonic=False, sources=None, kernel="au
         if harmonic:
             harm += hpart
     return dist, reach, harm
+
+
+def use_searches(A) -> bool:
+    """Whether the distance sums come from ``spla.paths``' compiled per-source searches: on the CPU when
+    numba imports and the tunable ``paths_for_distances`` allows it (docs/decisions/algorithms.md)."""
+    return (not spla.device.is_gpu(A.device) and spla.tuning.current().paths_for_distances
+            and spla.paths.available(A.device)[0])
+
+
+def _searches(A, direction, harmonic, progress, sources=None):
+    """:func:`distance_sums` by one compiled BFS per source (``spla.paths.distance_sums``; ``sources``:
+    None for every vertex, else the sources of direction "in"), every source at once or, when progress
+    is reported, about 1% of them per call, but at least one per thread and enough arcs to run on every
+    thread (twice the tunable ``paths_parallel_min_arcs``)."""
+    n = A.shape[0]
+    src = np.arange(n) if sources is None else to_numpy(sources)
+    total = len(src)
+    parallel = -(-2 * spla.tuning.current().paths_parallel_min_arcs // max(A.nnz, n, 1))
+    step = max(total, 1) if progress is None else max(spla.paths.threads(), -(-total // 100), parallel)
+    dist = np.zeros(n, dtype=np.int64)
+    reach = np.zeros(n, dtype=np.int64)
+    harm = np.zeros(n, dtype=np.float64)
+    for lo in range(0, total, step):
+        hi = min(total, lo + step)
+        # (S, r, H) += Σ_{s in src[lo:hi]} (d(s, ·), 1, 1/d(s, ·))          (one BFS per source)
+        d, r, h = spla.paths.distance_sums(A, src[lo:hi], direction=direction)
+        dist += d
+        reach += r
+        harm += h
+        if progress is not None:
+            progress(hi, total)
+    return dist, reach, (harm if harmonic else None)
 
 
 # --------------------------------------------------------------------------- public API

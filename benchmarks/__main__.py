@@ -7,6 +7,7 @@ Examples::
     python -m benchmarks --only spmv,bc_single --out /tmp/res
     python -m benchmarks --tiny --device cpu --only spmv   # seconds, no GPU (tests)
     python -m benchmarks --list                        # sections and graphs
+    python -m benchmarks --cpu                         # the CPU comparisons (bc_cpu), on the CPU
 
 Results: ``<out>/<device-slug>/<YYYY-MM-DD>.json`` (default out:
 benchmarks/results), rewritten after every measurement, and ``<date>.md`` with
@@ -25,7 +26,7 @@ from pathlib import Path
 from . import graphs
 from .core import DEFAULT_BUDGET_S, Bench, Options, SkipSection, log
 from .report import markdown_report
-from .sections import BY_NAME, SECTIONS, SHARES
+from .sections import BY_NAME, CPU_SECTIONS, SECTIONS, SHARES
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -43,6 +44,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--skip", metavar="SECTION[,SECTION]", help="run all sections but these")
     p.add_argument("--device", choices=["auto", "cpu", "gpu"], default="auto",
                    help="where spla runs (auto: the GPU when CuPy sees one)")
+    p.add_argument("--cpu", action="store_true",
+                   help=f"the CPU comparisons: --device cpu and, unless --only says otherwise, --only "
+                        f"{','.join(CPU_SECTIONS)}")
     p.add_argument("--out", metavar="DIR", type=Path,
                    help="results folder (default benchmarks/results); files go to DIR/<device>/<date>.json/.md")
     p.add_argument("--budget-s", type=float, metavar="S",
@@ -84,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         _list()
         return 0
     mode = "tiny" if args.tiny else "quick" if args.quick else "full"
+    if args.cpu:
+        if args.device == "gpu":
+            raise SystemExit("--cpu runs on the CPU; drop --device gpu")
+        args.device = "cpu"
+        args.only = args.only or ",".join(CPU_SECTIONS)
     opts = Options(mode=mode, device=args.device, out=args.out, budget_s=args.budget_s,
                    measure_cap_s=args.measure_cap_s, use_cache=not args.no_cache,
                    peers=not args.no_peers, sections=_sections(args),

@@ -310,20 +310,31 @@ REAL_FILES = {
     "celegans_metabolic": "suitesparse_dimacs10/celegans_metabolic.graph.gz",
     "3elt": "suitesparse_dimacs10/3elt.mtx.gz",
     "karate": "other/karate_club.edges",
+    # the CPU comparison's (bc_cpu): issue #37's graphs
+    "ca-GrQc": "snap/ca-GrQc.txt.gz",
+    "email-Eu-core": "snap/email-Eu-core.txt.gz",
+    "power": "bundled:power.graph.gz",
 }
+#: real graphs read as directed (the others are read as undirected)
+REAL_DIRECTED = {"email-Eu-core"}
+#: real graphs whose self-loops are dropped (as the comparison they serve counts their arcs)
+REAL_LOOPLESS = {"ca-GrQc", "email-Eu-core"}
+#: the folder of the graphs shipped inside the spla package ("bundled:" files)
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "spla" / "data"
 
 
 def graph_dirs() -> list[Path]:
     """Folders searched for the real graphs, in order.
 
-    ``$SPLA_GRAPHS`` (if set), ``<repo>/shared/graphs``, ``<repo>/benchmarks/data/graphs``
-    (an ignored folder the device run can carry), ``<repo>/../shared/graphs`` and
-    ``/work/shared/graphs``.
+    ``$SPLA_GRAPHS`` and ``$SPLA_GRAPHS_DIR`` (if set), ``<repo>/shared/graphs``,
+    ``<repo>/benchmarks/data/graphs`` (an ignored folder the device run can carry),
+    ``<repo>/../shared/graphs`` and ``/work/shared/graphs``.
     """
     repo = Path(__file__).resolve().parent.parent
     dirs = []
-    if os.environ.get("SPLA_GRAPHS"):
-        dirs.append(Path(os.environ["SPLA_GRAPHS"]))
+    for var in ("SPLA_GRAPHS", "SPLA_GRAPHS_DIR"):
+        if os.environ.get(var):
+            dirs.append(Path(os.environ[var]))
     dirs += [repo / "shared" / "graphs", repo / "benchmarks" / "data" / "graphs",
              repo.parent / "shared" / "graphs", Path("/work/shared/graphs")]
     return dirs
@@ -334,6 +345,8 @@ def real_path(name: str) -> Path:
     if name not in REAL_FILES:
         raise KeyError(f"unknown real graph {name!r}; known: {sorted(REAL_FILES)}")
     rel = REAL_FILES[name]
+    if rel.startswith("bundled:"):
+        return BUNDLED_DIR / rel.split(":", 1)[1]
     for d in graph_dirs():
         if (d / rel).is_file():
             return d / rel
@@ -344,25 +357,32 @@ def real_path(name: str) -> Path:
 
 
 def real(name: str) -> Edges:
-    """Load real graph ``name`` (a key of :data:`REAL_FILES`) as undirected edges.
+    """Load real graph ``name`` (a key of :data:`REAL_FILES`): undirected edges, or arcs for the
+    graphs of :data:`REAL_DIRECTED`.
 
-    Reads with ``spla.io.read_graph(path, directed=False)``; if ``spla.io`` is not
+    Reads with ``spla.io.read_graph(path, directed=...)``; if ``spla.io`` is not
     importable, falls back to a small built-in reader of the same formats
     (SNAP edge lists, CSV, Matrix Market, METIS), so the harness can still run.
     Self-loops and duplicate listings are kept as in the file (``Matrix.from_edges``
-    merges duplicates; networkx keeps self-loops too).
+    merges duplicates; networkx keeps self-loops too), except the self-loops of the
+    graphs of :data:`REAL_LOOPLESS`.
     """
     path = real_path(name)
+    directed = name in REAL_DIRECTED
     try:
         from spla.io import read_graph  # type: ignore
     except Exception:  # noqa: BLE001 - engine missing or broken: fall back
         read_graph = None
     if read_graph is not None:
-        g = read_graph(str(path), directed=False)
+        g = read_graph(str(path), directed=directed)
         src = np.asarray(g.src, dtype=np.int64)
         dst = np.asarray(g.dst, dtype=np.int64)
-        return src, dst, int(g.n), False
-    return _read_fallback(path)
+        n = int(g.n)
+    else:
+        src, dst, n, _ = _read_fallback(path)
+    if name in REAL_LOOPLESS:
+        src, dst = clean_edges(src, dst)
+    return src, dst, n, directed
 
 
 def _read_fallback(path: Path) -> Edges:
@@ -463,7 +483,7 @@ for _r in (20, 30, 400, 2000):
 _REAL_ARCS = {"musae-facebook": 342_000, "wave": 2_118_662, "luxembourg_osm": 239_332,
               "delaunay_n15": 196_548, "delaunay_n16": 393_150, "email-Enron": 367_662,
               "ca-AstroPh": 396_160, "jazz": 5484, "celegans_metabolic": 4050, "3elt": 27444,
-              "karate": 156}
+              "karate": 156, "ca-GrQc": 28_968, "email-Eu-core": 24_929, "power": 13_188}
 for _nm in REAL_FILES:
     _add(_nm, (lambda nm=_nm: real(nm)), {"gen": "real", "file": REAL_FILES[_nm]},
          quick=_nm not in ("wave", "luxembourg_osm"), kind="real",

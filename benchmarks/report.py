@@ -70,6 +70,7 @@ def markdown_tables(data: dict, sections, level: int = 2, dated: bool = True) ->
     modes = sorted({r.get("mode", "?") for r in runs})
     vers = dev.get("versions", {})
     parts.append(f"Device: **{dev.get('name', '?')}**"
+                 + (f", {dev['host_cpus']} cores" if dev.get("kind") == "cpu" and dev.get("host_cpus") else "")
                  + (f", {dev['memory_total_bytes'] / 2**30:.0f} GiB" if dev.get("memory_total_bytes") else "")
                  + (f"; device-to-device copy {bw:,.0f} GB/s (read + write)" if bw else "")
                  + (f". Date {data.get('date', '?')}; mode " if dated else "; mode ") + f"{', '.join(modes)}; "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import bc_all, bc_single, closeness, daccer, nx_backend, pagerank, shortness, spmv, sriram, yin
+from . import bc_all, bc_cpu, bc_single, closeness, daccer, nx_backend, pagerank, shortness, spmv, sriram, yin
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,11 @@ SECTIONS = (
     Section(sriram, 0.05, "Approximate BC, 2^12 sampled sources (Sriram et al.)"),
     Section(shortness, 0.09, "Sum of distances (shortness seed)"),
     Section(nx_backend, 0.06, "networkx through the spla backend: betweenness and PageRank"),
+    Section(bc_cpu, 0.10, "Exact betweenness on the CPU vs igraph and NetworKit"),
 )
+
+#: the sections ``python -m benchmarks --cpu`` runs (on the CPU): the laptop comparisons
+CPU_SECTIONS = ("bc_cpu",)
 
 #: the sections by name
 BY_NAME = {s.name: s for s in SECTIONS}

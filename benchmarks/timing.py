@@ -192,7 +192,7 @@ def slug(name: str) -> str:
 
 def _versions() -> dict:
     out = {"python": platform.python_version()}
-    for mod in ("numpy", "scipy", "networkx", "cupy", "networkit", "igraph", "matplotlib"):
+    for mod in ("numpy", "scipy", "numba", "networkx", "cupy", "networkit", "igraph", "matplotlib"):
         try:
             m = __import__(mod)
             out[mod] = getattr(m, "__version__", "?")
@@ -239,6 +239,10 @@ def device_info(gpu: bool) -> dict:
         except OSError:
             pass
         info["name"] = f"cpu {name}"
+        try:
+            info["memory_total_bytes"] = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        except (ValueError, OSError, AttributeError):
+            pass
     info["slug"] = slug(info["name"])
     return info
 

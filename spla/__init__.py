@@ -6,11 +6,12 @@
     array([0., 1., 0.])
 
 Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, mxm and the matrix operations of
-``spla.matrixops`` with the masks of ``spla.masks``, bits, frontier, tuning, the kernel choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
+``spla.matrixops`` with the masks of ``spla.masks``, bits, frontier, paths, tuning, the kernel choice)
+-> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
 ``spla.backends.gpu.selection`` the kernel choice they serve).
 """
 
-from . import bits, frontier, memory, semirings, tuning
+from . import bits, frontier, memory, paths, semirings, tuning
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
@@ -40,7 +41,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Matrix", "vxm", "mxv", "mxm", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
-    "select", "apply_arcs", "memory", "apply", "assign", "ewise_add", "ewise_mult", "extract",
+    "select", "apply_arcs", "memory", "paths", "apply", "assign", "ewise_add", "ewise_mult", "extract",
     "reduce_rows", "reduce_cols", "reduce_scalar",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",

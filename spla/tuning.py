@@ -209,6 +209,23 @@ class Tuning:
                                           "masks of unknown density get warp tiles on hub graphs of this many waves of arcs")
     cooc_small_waves: float = _tunable(4, _non_negative, "veCSC choices below this many waves of arcs go to scCOOC (0: never)")
 
+    # ---- shortest-path dependencies on the CPU (spla.paths)
+    paths_pull_scan: float = _tunable(0.5, _non_negative,
+                                      "spla.paths pulls a BFS level into the unreached vertices when their in-arcs "
+                                      "plus this many arcs per vertex (the scan for them) are fewer than the level's "
+                                      "out-arcs")
+    paths_parallel_min_arcs: int = _tunable(1 << 22, _positive_int,
+                                            "spla.paths runs on the calling thread alone when its sources times the "
+                                            "graph's arcs are fewer than this")
+
+    # ---- algorithms: the CPU's compiled searches (spla.paths)
+    paths_for_betweenness: bool = _tunable(True, _BOOL,
+                                           "betweenness's frontier='auto' on the CPU runs spla.paths' per-source "
+                                           "searches (where numba imports) instead of the NumPy block paths")
+    paths_for_distances: bool = _tunable(True, _BOOL,
+                                         "closeness, harmonic and sum of distances on the CPU run spla.paths' "
+                                         "per-source searches (where numba imports) instead of the bit-parallel BFS")
+
     # ---- algorithms: betweenness
     sparse_max_batch: int = _tunable(512, _positive_int, "largest source block of the sparse-frontier betweenness")
     sparse_reach_ratio: float = _tunable(6.0, _non_negative, "frontier='auto' is sparse when n * depth > this * reached arcs")

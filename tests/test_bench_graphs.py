@@ -453,3 +453,29 @@ def test_peers_compute_networkx_quantities(peer, directed):
     np.testing.assert_allclose(np.asarray(bc(g), float), [want_bc[v] for v in range(n)], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(np.nan_to_num(np.asarray(cl(g), float)), [want_cl[v] for v in range(n)],
                                rtol=1e-9, atol=1e-12)
+
+
+def test_cpu_comparison_section_in_process(tmp_path, monkeypatch):
+    """bc_cpu on karate: spla (the path named), igraph and NetworKit where installed (each checked against
+    spla's result, or recorded as skipped with the fix), the first-call and CLI records left to the slow
+    test; its table and headlines render from the records."""
+    from benchmarks import bc_cpu
+    from benchmarks.core import Bench, Options
+    from benchmarks.report import markdown_report
+    from benchmarks.sections import SECTIONS
+
+    monkeypatch.setitem(bc_cpu.GRAPHS, "tiny", ["karate"])
+    monkeypatch.setattr(bc_cpu, "_first_call", lambda b, spla: None)
+    monkeypatch.setattr(bc_cpu, "_cli", lambda b, repeats: None)
+    b = Bench(Options(mode="tiny", device="cpu", out=tmp_path, sections=["bc_cpu"]))
+    bc_cpu.run(b)
+    recs = [r for r in b.data["records"] if r["section"] == "bc_cpu"]
+    spla_rec = next(r for r in recs if r["system"] == "spla" and r["measure"] == "bc_all")
+    assert spla_rec["checked"] is True and spla_rec["path"] in ("queue", "dense", "sparse")
+    for peer in ("igraph", "networkit"):
+        rec = next(r for r in recs if r["system"] == peer)
+        assert (rec["status"], rec.get("checked")) == ("ok", True) or \
+            (rec["status"] == "skipped" and f"pip install {peer}" in rec["reason"])
+    text = markdown_report(b.data, SECTIONS)
+    assert "Exact betweenness on the CPU vs igraph and NetworKit" in text and "| `karate` | 34 | 156 | no |" in text
+

@@ -332,7 +332,7 @@ def test_bad_arguments():
         betweenness_centrality(G, sources=[0], endpoints=True)
     with pytest.raises(spla.UnknownNameError, match="kernel"):
         betweenness_centrality(G, kernel="fast")
-    with pytest.raises(ValueError, match="frontier must be 'auto', 'dense' or 'sparse', got 'thin'"):
+    with pytest.raises(ValueError, match="frontier must be one of 'auto', 'dense', 'sparse', 'queue', got 'thin'"):
         betweenness_centrality(G, frontier="thin")
     with pytest.raises(TypeError, match="sources must be a sequence of vertices, got int 1"):
         betweenness_centrality(G, sources=1)

@@ -364,10 +364,21 @@ def test_parquet_without_pyarrow_is_refused_before_computing(tmp_path, monkeypat
 
 
 # ============================================================================ the kernel line
-def test_cpu_run_reports_the_cpu_backend(tmp_path, capsys, fake_measures):
+@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "no-numba"])
+def test_cpu_run_reports_the_cpu_backend(tmp_path, capsys, fake_measures, monkeypatch, compiled):
+    if compiled and not spla.paths.available("cpu")[0]:
+        pytest.skip("numba is not installed")
+    if not compiled:
+        monkeypatch.setattr(spla.paths, "available", lambda device: (False, "numba is not installed"))
     write(tmp_path, "g.txt", "1 2\n2 3\n")
-    cpu = ("NumPy/SciPy (CPU backend: SciPy's sparse product for the arithmetic (plus) semirings, NumPy gathers "
-           "and segment reductions for the others")
+    if compiled:
+        threads = spla.paths.threads()
+        cpu = (f"compiled per-source BFS on {threads} thread{'s' if threads != 1 else ''} (CPU backend: "
+               "numba-compiled Brandes/BFS per source for bc, closeness, harmonic and distance-sum; SciPy sparse "
+               "products for pagerank and daccer")
+    else:
+        cpu = ("NumPy/SciPy (CPU backend: SciPy's sparse product for the arithmetic (plus) semirings, NumPy gathers "
+               "and segment reductions for the others")
     rc, _, err = run(capsys, "centrality", tmp_path / "g.txt", "--measures", "degree", "--device", "cpu")
     assert rc == 0 and f"\nkernel      {cpu})\n" in err and "GPU" not in err, err
     rc, _, err = run(capsys, "centrality", tmp_path / "g.txt", "--measures", "degree", "--device", "cpu", "--kernel",

@@ -128,14 +128,16 @@ def test_no_rows_but_columns_is_not_square(fn):
 @given(G=graphs(max_n=200, multigraph=False), data=st.data())
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_many_blocks_and_tail_bits(G, data, device, monkeypatch):
-    """One word per block: several source blocks, a partly used last word."""
+    """One word per block: several source blocks, a partly used last word (the bit-parallel BFS, which
+    the CPU otherwise leaves to spla.paths' searches where numba imports)."""
     width = data.draw(st.integers(1, 3))
     monkeypatch.setattr(distances, "block_words", lambda A, total_words: min(width, total_words))
-    np.testing.assert_allclose(closeness_centrality(G, device=device), arr(nx.closeness_centrality(G), G),
-                               rtol=RTOL, atol=1e-14)
-    np.testing.assert_allclose(harmonic_centrality(G, device=device), arr(nx.harmonic_centrality(G), G),
-                               rtol=RTOL, atol=1e-14)
-    np.testing.assert_array_equal(sum_of_distances(G, device=device), brute_sum_of_distances(G))
+    with spla.tuning.override(paths_for_distances=False):
+        np.testing.assert_allclose(closeness_centrality(G, device=device), arr(nx.closeness_centrality(G), G),
+                                   rtol=RTOL, atol=1e-14)
+        np.testing.assert_allclose(harmonic_centrality(G, device=device), arr(nx.harmonic_centrality(G), G),
+                                   rtol=RTOL, atol=1e-14)
+        np.testing.assert_array_equal(sum_of_distances(G, device=device), brute_sum_of_distances(G))
 
 
 # ----------------------------------------------------------------------------- small cases
@@ -238,7 +240,8 @@ def test_progress_reports_each_block(device, monkeypatch):
     G = nx.path_graph(150)  # 3 words of sources, the last one 22 bits
     monkeypatch.setattr(distances, "block_words", lambda A, total_words: 1)
     calls = []
-    got = closeness_centrality(G, device=device, progress=lambda done, total: calls.append((done, total)))
+    with spla.tuning.override(paths_for_distances=False):  # the bit-parallel BFS's blocks
+        got = closeness_centrality(G, device=device, progress=lambda done, total: calls.append((done, total)))
     assert calls == [(64, 150), (128, 150), (150, 150)]
     np.testing.assert_allclose(got, arr(nx.closeness_centrality(G), G), rtol=RTOL)
 
@@ -267,7 +270,8 @@ def test_out_of_memory_shrinks_the_block(device, monkeypatch):
         return real_vxm(u, A, *args, **kw)
 
     monkeypatch.setattr(spla, "vxm", vxm)
-    np.testing.assert_allclose(closeness_centrality(G, device=device), ref, rtol=RTOL, atol=1e-14)
+    with spla.tuning.override(paths_for_distances=False):  # the bit-parallel BFS's blocks
+        np.testing.assert_allclose(closeness_centrality(G, device=device), ref, rtol=RTOL, atol=1e-14)
     assert max(widths) == 5 and min(widths) == 1
 
 
@@ -275,13 +279,14 @@ def test_not_even_one_word_fits(monkeypatch):
     """On the CPU the block budget is sized for the cache; host memory is what refuses a block."""
     monkeypatch.setattr(common, "free_device_bytes", lambda A: 100)
     monkeypatch.setattr(spla.memory, "host_available_bytes", lambda: 1000)
-    with pytest.raises(spla.DeviceMemoryError, match="bytes"):
+    with pytest.raises(spla.DeviceMemoryError, match="bytes"), spla.tuning.override(paths_for_distances=False):
         closeness_centrality(nx.path_graph(40_000), device="cpu")
 
 
 def test_a_cpu_block_above_the_cache_budget_still_runs(monkeypatch):
     monkeypatch.setattr(common, "free_device_bytes", lambda A: 100)
     G = nx.path_graph(10)
-    got = closeness_centrality(G, device="cpu")
+    with spla.tuning.override(paths_for_distances=False):
+        got = closeness_centrality(G, device="cpu")
     want = nx.closeness_centrality(G)
     np.testing.assert_allclose(got, [want[v] for v in G], rtol=1e-12)

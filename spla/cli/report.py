@@ -180,12 +180,17 @@ CPU_PRODUCTS = ("NumPy/SciPy", "CPU backend: SciPy's sparse product for the arit
 def kernel_choice(A, requested="auto") -> tuple:
     """(kernel, why) of the products on A's device, the one source of the report's kernel line: on a
     GPU the kernel ``requested`` with --kernel, else ``spla.choose_kernel``'s; on the CPU what its
-    backend runs."""
+    backend runs (``spla.paths``' compiled searches when numba is installed)."""
     if A.device.startswith("gpu"):
         if requested != "auto":
             return requested, "requested with --kernel"
         return spla.choose_kernel(A)
     name, why = CPU_PRODUCTS
+    if spla.paths.available(A.device)[0] and spla.tuning.current().paths_for_betweenness:
+        # bc, closeness, harmonic and distance-sum run compiled searches; pagerank and daccer products
+        name = f"compiled per-source BFS on {spla.paths.threads()} thread{'s' if spla.paths.threads() != 1 else ''}"
+        why = ("CPU backend: numba-compiled Brandes/BFS per source for bc, closeness, harmonic and distance-sum; "
+               "SciPy sparse products for pagerank and daccer")
     if requested != "auto":
         why += f"; --kernel {requested} selects a GPU kernel and does not apply"
     return name, why
