@@ -7,9 +7,9 @@ Graph/DiGraph (vertices in ``list(G)`` order), returns NumPy arrays indexed like
 (``edge_betweenness_centrality``: a SciPy sparse array), follows networkx's semantics and
 defaults, and takes a ``device=`` override and, where it multiplies, ``kernel=``
 (``degree_centrality`` makes no product; ``rank_correlation`` compares two vectors).  Only the public
-spla API (products ``vxm``/``mxv`` over semirings, ``spla.bits``, ``spla.frontier``, ``spla.paths``,
-``spla.select``, ``spla.apply_arcs``, ``spla.memory``, ``spla.tuning``) and plain array operations are
-used: no CUDA source and no compiled loop lives here.
+spla API (products ``vxm``/``mxv``/``mxm`` over semirings, the matrix operations, ``spla.bits``,
+``spla.frontier``, ``spla.paths``, ``spla.select``, ``spla.apply_arcs``, ``spla.memory``,
+``spla.tuning``) and plain array operations are used: no CUDA source and no compiled loop lives here.
 
 Modules: ``betweenness`` (the public betweenness functions and the choice of path, with
 ``betweenness_path`` telling it; the CPU's compiled per-source path is ``spla.paths``), with one
@@ -17,20 +17,28 @@ module per batched path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sp
 frontiers), ``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
 harmonic, sum of distances by a bit-parallel BFS), ``hops`` (eccentricity and blocks of hop
 distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
-``correlation``; ``_common`` (input conversion and shared checks).
+``correlation``; the graph algorithms composed from matrix primitives (``spla.mxm``, ``spla.select``,
+``spla.reduce_rows``, ...): ``triangles``, ``kcore``, ``components``, ``jaccard``, ``ktruss``; ``_common``
+(input conversion and shared checks).
 """
 
 from .betweenness import betweenness_centrality, betweenness_path, edge_betweenness_centrality
 from .bfs import bfs_levels
+from .components import connected_components
 from .correlation import rank_correlation
 from .daccer import daccer_volumes
 from .degree import degree_centrality
 from .distances import closeness_centrality, harmonic_centrality, sum_of_distances
 from .hops import eccentricity, hop_distance_blocks
+from .jaccard import jaccard_edges
+from .kcore import core_number
+from .ktruss import k_truss
 from .pagerank import pagerank
+from .triangles import triangle_count, triangles
 
 __all__ = [
     "bfs_levels", "betweenness_centrality", "betweenness_path", "edge_betweenness_centrality", "closeness_centrality",
     "harmonic_centrality", "sum_of_distances", "daccer_volumes", "pagerank", "degree_centrality",
-    "rank_correlation", "eccentricity", "hop_distance_blocks",
+    "rank_correlation", "eccentricity", "hop_distance_blocks", "triangle_count", "triangles", "core_number",
+    "connected_components", "jaccard_edges", "k_truss",
 ]

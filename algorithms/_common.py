@@ -139,3 +139,13 @@ def check_progress(progress):
     a whole block of work)."""
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be None or a callable(done, total), got {type(progress).__name__} {progress!r}")
+
+
+def undirected_pattern(G, device, who) -> spla.Matrix:
+    """G's pattern without self-loops, for the algorithms defined on undirected graphs only
+    (:class:`spla.InvalidGraph` for a directed one)."""
+    A = pattern_of(as_matrix(G, device=device, drop_self_loops=True))
+    if A.directed:
+        raise spla.InvalidGraph(f"{who} is defined on undirected graphs; pass an undirected graph (a networkx "
+                                "Graph, a symmetric matrix, or G.to_undirected())")
+    return A

@@ -155,8 +155,9 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
                            progress=progress, frontier=frontier, targets=tgt))
     if not directed and P.nnz:
-        # bc(u -> v) = bc(v -> u) = the sum of both arcs' dependencies    (an undirected edge)
-        arc_bc = arc_bc + arc_bc[_reverse_arc(P)]
+        # bc(u -> v) = bc(v -> u) = the sum of both arcs' dependencies: B + B'    (an undirected edge)
+        B = spla.Matrix.from_csc(P.colptr, P.rowidx, arc_bc, P.shape, directed=True, device="cpu")
+        arc_bc = np.array(spla.ewise_add(B, B.T, "plus").values)
     arc_bc = _rescale(arc_bc, n, normalized=normalized, directed=directed, endpoints=True, sampled=sampled)
     return sp.csc_array((arc_bc, to_numpy(P.rowidx), to_numpy(P.colptr)), shape=P.shape)
 
@@ -256,15 +257,6 @@ def _python_random(seed):
             return random.Random(int(draw(0, 2**62)))
         return create_py_random_state(seed)
     return random.Random(seed)
-
-
-def _reverse_arc(P):
-    """For each stored arc p = (i -> j) of a symmetric pattern, the position of (j -> i)."""
-    rows = to_numpy(P.rowidx).astype(np.int64)
-    cols = to_numpy(P.colidx).astype(np.int64)
-    n = P.shape[0]
-    keys = cols * n + rows  # CSC order: sorted by (column, row)
-    return np.searchsorted(keys, rows * n + cols)
 
 
 def _rescale(b, n, *, normalized, directed, endpoints, sampled):

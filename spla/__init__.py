@@ -5,8 +5,9 @@
     >>> spla.vxm(numpy.array([1.0, 0, 0]), A, "plus_times")            # y = u +.* A
     array([0., 1., 0.])
 
-Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, bits, frontier, paths, tuning, the
-kernel choice) -> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
+Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, mxm and the matrix operations of
+``spla.matrixops`` with the masks of ``spla.masks``, bits, frontier, paths, tuning, the kernel choice)
+-> backends (``spla.backends.cpu``: NumPy/SciPy; ``spla.backends.gpu``: CuPy kernels, and in
 ``spla.backends.gpu.selection`` the kernel choice they serve).
 """
 
@@ -30,15 +31,18 @@ from .matrix import Matrix
 from .backends.gpu.selection import choose_kernel, direction_cost, may_push, scale_free_metric
 from .backends.names import KERNELS, normalize_kernel
 from .ops import mxv, vxm
+from .spgemm import mxm
+from .matrixops import apply, assign, ewise_add, ewise_mult, extract, reduce_cols, reduce_rows, reduce_scalar
 from .entries import apply_arcs, select
 from .replay import Replay
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Matrix", "vxm", "mxv", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
+    "Matrix", "vxm", "mxv", "mxm", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
-    "select", "apply_arcs", "memory", "paths",
+    "select", "apply_arcs", "memory", "paths", "apply", "assign", "ewise_add", "ewise_mult", "extract",
+    "reduce_rows", "reduce_cols", "reduce_scalar",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",
 ]

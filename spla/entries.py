@@ -1,55 +1,54 @@
 """Operations on a matrix's stored entries, by their position: structural selection and arc-wise apply.
 
     C = select(A, "offdiag")       C(i, j) = A(i, j) for the stored entries with i != j
+    C = select(A, "tril", -1)      the strict lower triangle; every selector in SELECTORS
     apply_arcs(A, fn, out)         out(p) += fn(tails, heads) for every stored entry p = (i, j) of A
 
-Both treat an entry by where it is stored, never by its value: a stored 0 or False is an entry (an
-arc of the graph) like any other.
+Both treat a stored 0 or False as an entry (an arc of the graph) like any other; only the value
+selectors (gt, ge, ...) read values.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import tuning as _tuning
 from .errors import UnknownNameError
 from .matrix import Matrix, declare_cache
+from .matrixops import SELECTORS, STRUCTURAL_SELECTORS, select_entries
 
 __all__ = ["select", "apply_arcs", "SELECTORS"]
 
-_SELECT = declare_cache("select", "the matrix's entries kept by spla.select(A, which), by selector")
-
-#: the selectors of :func:`select`: name -> which stored entries (i, j) it keeps
-SELECTORS = {"offdiag": "the entries off the diagonal, i != j (a graph without its self-loops)"}
+_SELECT = declare_cache("select", "the matrix's entries kept by spla.select(A, which[, thunk]), by selector")
 
 
+def select(A: Matrix, which: str, thunk=None, *, mask=None, complement=False, structural=True, accum=None,
+           out=None, replace=False) -> Matrix:
+    """C<M> = accum(C, select(A)): the matrix of A's stored entries that the selector ``which`` keeps
+    (:data:`SELECTORS`: offdiag, diag, tril, triu, rows, cols by position; gt, ge, lt, le, eq, ne by
+    value against ``thunk``).
 
-def select(A: Matrix, which: str) -> Matrix:
-    """The matrix of A's stored entries that the selector ``which`` keeps (:data:`SELECTORS`).
-
-    Values, pattern-only storage, direction, symmetry and device are A's; an entry's value plays no
-    part (a stored 0 or False off the diagonal stays).  Returns A itself when the selector keeps every
-    entry.  Cached on A (key ``("select", which)``): a second call returns the same object.
+    Without mask, accum and out, values, pattern-only storage, direction, device (and symmetry, for
+    the selectors that keep it) are A's; a structural selection then returns A itself when it keeps
+    every entry, and is cached on A (key ``("select", which)``, or ``("select", which, repr(thunk))``
+    with a thunk): a second call returns the same object.  The mask and merge arguments are those of
+    :mod:`spla.masks`; with them the result is a directed matrix with values.
     """
     if not isinstance(A, Matrix):
         raise TypeError(f"spla.select takes a spla.Matrix, got {type(A).__name__}")
-    if which not in SELECTORS:
+    if not isinstance(which, str) or which not in SELECTORS:
         raise UnknownNameError(f"unknown selector {which!r}; the selectors are {', '.join(sorted(SELECTORS))}")
-    return A.cached((_SELECT, which), lambda: _offdiag(A))
+    plain = mask is None and accum is None and out is None and not complement and structural and not replace
+    if not plain or which not in STRUCTURAL_SELECTORS:
+        return select_entries(A, which, thunk, mask=mask, complement=complement, structural=structural,
+                              accum=accum, out=out, replace=replace)
+    key = (_SELECT, which) if thunk is None else (_SELECT, which, repr(thunk))
 
+    def build():
+        C = select_entries(A, which, thunk)
+        return A if C.nnz == A.nnz else C
 
-def _offdiag(A: Matrix) -> Matrix:
-    """C = A<i != j>: the stored diagonal entries dropped, on the host, once."""
-    C = A.to_scipy(keep_dtype=True).tocoo()
-    off = C.row != C.col
-    if off.all():
-        return A
-    S = sp.csc_array((C.data[off], (C.row[off], C.col[off])), shape=C.shape)
-    S.sort_indices()
-    # dropping the diagonal keeps a symmetric matrix symmetric
-    return Matrix._from_sorted_csc(S, pattern=A.is_pattern, directed=A.directed, device=A.device,
-                                   symmetric=A.is_symmetric)
+    return A.cached(key, build)
 
 
 def apply_arcs(A: Matrix, fn, out, *, width: int = 1):

@@ -127,7 +127,7 @@ def _assert_compiled(tmp_path, jobs):
 
 
 def test_headers_are_nvrtc_compatible():
-    for path in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE):
+    for path in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE, gpu.SPGEMM_SOURCE):
         code = re.sub(r"//[^\n]*", "", cuda_source.load(path))  # what NVRTC gets, without comments
         assert not re.search(r"^\s*#\s*include", code, re.M), f"{path.name}: NVRTC has no standard headers"
         for forbidden in ("std::", "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "printf"):
@@ -206,7 +206,7 @@ def test_package_data_ships_every_kernel_file():
     text = pyproject.read_text()
     patterns = re.findall(r'"([^"]+)"', re.search(r"^spla = \[(.*)\]$", text, re.M).group(1))
     package = gpu.KERNEL_DIR.parent
-    for source in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE):
+    for source in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE, gpu.SPGEMM_SOURCE):
         for f in cuda_source.files(source):
             rel = f.relative_to(package.resolve()).as_posix()
             assert any(fnmatch.fnmatchcase(rel, pat) and rel.count("/") == pat.count("/") for pat in patterns), \
@@ -294,7 +294,7 @@ def test_nvcc_compiles_each_header_alone(tmp_path):
     """Each part includes what it uses (docs/kernels.md): nvcc compiles any header of spla/kernels
     as the only include of a translation unit."""
     headers = sorted(gpu.KERNEL_DIR.glob("*.cuh")) + SPMV_PARTS
-    assert len(headers) == 3 + len(SPMV_PARTS)
+    assert len(headers) == 4 + len(SPMV_PARTS)
 
     def job(header):
         src = tmp_path / f"alone_{header.parent.name}_{header.stem}.cu"
@@ -407,6 +407,12 @@ def test_nvrtc_compiles_sample_modules():
     assert len(set(lowered.values())) == 2
     names = list(gpu.frontier_name_expressions(np.int32, np.int32).values())
     lowered = _nvrtc_compile(lib, cuda_source.load(gpu.FRONTIER_SOURCE), names)
+    assert len(set(lowered.values())) == len(names)
+    from spla.backends.gpu.spgemm import GROUP_SIZES, spgemm_name
+
+    names = [spgemm_name(add, mul, dt, idx, pattern, not pattern, GROUP_SIZES[n % len(GROUP_SIZES)])
+             for n, (add, mul, dt, idx, pattern) in enumerate(SAMPLE)]
+    lowered = _nvrtc_compile(lib, cuda_source.load(gpu.SPGEMM_SOURCE), names)
     assert len(set(lowered.values())) == len(names)
 
 

@@ -14,9 +14,10 @@ import scipy.sparse as sp
 
 from .. import semirings as _sr
 from ..matrix import declare_cache
+from .cpu_mxm import mxm
 from .names import KERNELS
 
-__all__ = ["KERNELS", "supports", "vxm", "popcount", "weighted_rowsum", "frontier_push", "frontier_pull"]
+__all__ = ["KERNELS", "supports", "vxm", "mxm", "popcount", "weighted_rowsum", "frontier_push", "frontier_pull"]
 
 FINITE_VALUES_KEY = declare_cache("finite_values", "whether the matrix's values are finite in a product's domain")
 CSR_T_KEY = declare_cache("csr_T", "the matrix's CSC arrays as SciPy's CSR of its transpose, per dtype")

@@ -3,6 +3,7 @@
 What ``spla.backends.for_device`` callers use (spla.ops, spla.bits, spla.frontier, after validation):
 
     vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=False)
+    mxm(A, B, semiring, dtype, mask_keys, complement) -> (keys, values)
     supports(kernel, semiring, dtype) -> (bool, reason)
     popcount(X), weighted_rowsum(X, weights)
     frontier_push(...), frontier_pull(...)
@@ -16,6 +17,7 @@ The modules:
 * ``windows``: k-block products as windows on tensor cores;
 * ``tiles``: masked one-vector scCSC products as warp tiles;
 * ``products``: ``vxm`` and its table of variants;
+* ``spgemm``: ``mxm``, the dot-product SpGEMM of ``spla/kernels/spgemm.cuh``;
 * ``bits``, ``frontier``: bit words and level-structured sparse blocks;
 * ``selection``: the kernel choice (``spla.choose_kernel``) and the scale-free metric.
 
@@ -32,6 +34,7 @@ from .compile import supports
 from .frontier import frontier_pull, frontier_push
 from .launch import resident_threads
 from .products import vxm
+from .spgemm import mxm
 
-__all__ = ["KERNELS", "supports", "vxm", "popcount", "weighted_rowsum", "frontier_push", "frontier_pull",
+__all__ = ["KERNELS", "supports", "vxm", "mxm", "popcount", "weighted_rowsum", "frontier_push", "frontier_pull",
            "resident_threads"]

@@ -1,0 +1,117 @@
+"""The GPU backend's SpGEMM: ``T = A ⊕.⊗ B`` restricted by a mask, as dot products on the device.
+
+Every semiring runs the one kernel ``spla_spgemm_dot`` (``spla/kernels/spgemm.cuh``: a group of 1 to
+32 lanes per listed (i, j), :func:`group_size`, intersecting row i of A with column j of B) over a
+list of candidate entries:
+
+* with a mask (not complemented): the mask's allowed entries; those with no common k are dropped;
+* without a mask, or with its complement: the structure of the product, from cuSPARSE's product of
+  the two patterns as float64 ones (counts of paths, never 0, so no entry is dropped), less the
+  mask's entries for a complement.
+
+A's rows are read from the CSC arrays of its cached transpose.  The result is returned as sorted
+keys ``j * nrows + i`` and values, the CSC order of T.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ...matrix import index_dtype
+from .compile import ADD_FUNCTORS, BLOCK, C_TYPES, INDEX_TYPES, MUL_FUNCTORS, NVRTC_OPTIONS, SPGEMM_SOURCE
+from .compile import load_cupy, source
+from .launch import blocks_for, resident_threads
+
+__all__ = ["mxm", "spgemm_name", "SPGEMM_SOURCE"]
+
+
+#: lanes per listed entry the kernel is instantiated for
+GROUP_SIZES = (1, 2, 4, 8, 16, 32)
+
+
+def spgemm_name(add, mul, dtype, index_dtype_, a_pattern, b_pattern, group=32):
+    """The NVRTC name expression of ``spla_spgemm_dot`` for one (ADD, MUL, T, I, A pattern, B pattern,
+    lanes per entry)."""
+    return (f"spla_spgemm_dot<{ADD_FUNCTORS[add][0]}, {MUL_FUNCTORS[mul][0]}, {C_TYPES[np.dtype(dtype)]}, "
+            f"{INDEX_TYPES[np.dtype(index_dtype_)]}, {'true' if a_pattern else 'false'}, "
+            f"{'true' if b_pattern else 'false'}, {int(group)}>")
+
+
+def group_size(A, B):
+    """Lanes per listed entry: the power of two (1 to 32) at or above the mean length of the shorter
+    list a group walks, estimated from A's mean row and B's mean column length."""
+    rows = A.nnz / max(A.shape[0], 1)
+    cols = B.nnz / max(B.shape[1], 1)
+    short = max(1.0, min(rows, cols))
+    return next((g for g in GROUP_SIZES if g >= short), GROUP_SIZES[-1])
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id):
+    cp = load_cupy()
+    expr = spgemm_name(add, mul, dtype_str, index_str, a_pattern, b_pattern, group)
+    with cp.cuda.Device(device_id):
+        mod = cp.RawModule(code=source(str(SPGEMM_SOURCE)), options=NVRTC_OPTIONS, name_expressions=[expr])
+        return mod.get_function(expr)
+
+
+def _member(keys, sorted_keys, cp):
+    if sorted_keys.size == 0 or keys.size == 0:
+        return cp.zeros(keys.shape, dtype=bool)
+    pos = cp.minimum(cp.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+    return sorted_keys[pos] == keys
+
+
+def _structure_keys(A, B, cp):
+    """Sorted keys j * m + i of the entries of A's pattern times B's pattern (cuSPARSE, float64 path
+    counts, never 0).  The CSC arrays are read as CSR of the transposes, so no conversion runs."""
+    import cupyx.scipy.sparse as csp
+
+    m = A.shape[0]
+    if A.nnz == 0 or B.nnz == 0:
+        return cp.zeros(0, dtype=np.int64)
+    # cuSPARSE takes int32 indices; its product's entries come back in whatever order it leaves them
+    pa = csp.csr_matrix((cp.ones(A.nnz, dtype=np.float64), A.rowidx.astype(np.int32), A.colptr.astype(np.int32)),
+                        shape=(A.shape[1], A.shape[0]))   # A's CSC arrays are the CSR of A'
+    pb = csp.csr_matrix((cp.ones(B.nnz, dtype=np.float64), B.rowidx.astype(np.int32), B.colptr.astype(np.int32)),
+                        shape=(B.shape[1], B.shape[0]))   # ... and B's of B'
+    P = (pb @ pa).tocoo()   # (A B)' = B' A': its row r, column c is the entry (c, r) of A B
+    return cp.unique(P.row.astype(np.int64) * m + P.col.astype(np.int64))
+
+
+def mxm(A, B, sr, dtype, mask_keys, complement):
+    """``(keys, values)`` of T = A ⊕.⊗ B where the mask allows (see ``spla.backends.cpu_mxm.mxm``)."""
+    cp = load_cupy()
+    m = A.shape[0]
+    dtype = np.dtype(dtype)
+    if mask_keys is not None and not complement:
+        keys = mask_keys
+    else:
+        keys = _structure_keys(A, B, cp)
+        if mask_keys is not None:
+            keys = keys[~_member(keys, mask_keys, cp)]
+    if keys.size == 0:
+        return cp.zeros(0, dtype=np.int64), cp.zeros(0, dtype=dtype)
+    At = A.T  # CSC of A's transpose: A as CSR
+    idx = index_dtype(max(A.nnz, B.nnz, int(keys.size)), *A.shape, *B.shape)
+    idx = max(idx, At.index_dtype, B.index_dtype, key=lambda d: d.itemsize)
+    arr = (lambda a: a.astype(idx, copy=False))
+    rows, cols = arr(keys % max(m, 1)), arr(keys // max(m, 1))
+    mul = sr.mul
+    a_pat = At.values is None or not mul.uses_x
+    b_pat = B.values is None or not mul.uses_a
+    avals = cp.zeros(1, dtype=dtype) if a_pat else At.values.astype(dtype, copy=False)
+    bvals = cp.zeros(1, dtype=dtype) if b_pat else B.values.astype(dtype, copy=False)
+    n = int(keys.size)
+    vals = cp.empty(n, dtype=dtype)
+    found = cp.empty(n, dtype=cp.uint8)
+    device_id = cp.cuda.Device().id
+    group = group_size(A, B)
+    fn = _kernel(sr.add.name, mul.name, dtype.str, np.dtype(idx).str, a_pat, b_pat, group, device_id)
+    blocks = blocks_for(group * n, max(1, resident_threads(A.device) // BLOCK))
+    fn((blocks,), (BLOCK,), (arr(At.colptr), arr(At.rowidx), avals, arr(B.colptr), arr(B.rowidx), bvals,
+                             rows, cols, np.int64(n), vals, found))
+    hit = found.astype(bool)
+    return keys[hit], vals[hit]
