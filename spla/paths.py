@@ -80,19 +80,12 @@ def dependencies(A, sources, *, edges: bool = False, endpoints: bool = False) ->
     ------
     KernelUnavailable on a GPU matrix, or when numba is not installed (``pip install numba``).
     """
-    if not isinstance(A, Matrix):
-        raise TypeError(f"A must be a spla.Matrix, got {type(A).__name__}")
-    if A.shape[0] != A.shape[1]:
-        raise DimensionMismatch(f"shortest paths need a square matrix, got shape {A.shape}")
     for name, flag in (("edges", edges), ("endpoints", endpoints)):
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
     if edges and endpoints:
         raise ValueError("endpoints=True counts vertices; it cannot be combined with edges=True (arc sums)")
-    ok, why = available(A.device)
-    if not ok:
-        raise KernelUnavailable(f"spla.paths.dependencies cannot run on {A.device!r}: {why}")
-    src = _check_sources(sources, A.shape[0])
+    src = _check_call(A, sources, "dependencies")
     n = A.shape[0]
     if src.size == 0:
         return np.zeros(A.nnz if edges else n, dtype=np.float64)
@@ -116,20 +109,26 @@ def distance_sums(A, sources, *, direction: str = "in"):
     ------
     KernelUnavailable on a GPU matrix, or when numba is not installed (``pip install numba``).
     """
-    if not isinstance(A, Matrix):
-        raise TypeError(f"A must be a spla.Matrix, got {type(A).__name__}")
-    if A.shape[0] != A.shape[1]:
-        raise DimensionMismatch(f"shortest paths need a square matrix, got shape {A.shape}")
     if direction not in ("in", "out"):
         raise ValueError(f"direction must be 'in' or 'out', got {direction!r}")
-    ok, why = available(A.device)
-    if not ok:
-        raise KernelUnavailable(f"spla.paths.distance_sums cannot run on {A.device!r}: {why}")
-    src = _check_sources(sources, A.shape[0])
+    src = _check_call(A, sources, "distance_sums")
     n = A.shape[0]
     if src.size == 0:
         return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.float64)
     return _cpu.distance_sums(A, src, outgoing=direction == "out", workers=_cpu.threads())
+
+
+def _check_call(A, sources, name):
+    """The checks every search makes at the door: a square spla.Matrix on a device the searches run on,
+    and the sources as an int64 array of vertices; returns the sources."""
+    if not isinstance(A, Matrix):
+        raise TypeError(f"A must be a spla.Matrix, got {type(A).__name__}")
+    if A.shape[0] != A.shape[1]:
+        raise DimensionMismatch(f"shortest paths need a square matrix, got shape {A.shape}")
+    ok, why = available(A.device)
+    if not ok:
+        raise KernelUnavailable(f"spla.paths.{name} cannot run on {A.device!r}: {why}")
+    return _check_sources(sources, A.shape[0])
 
 
 def _check_sources(sources, n):
