@@ -63,6 +63,15 @@ def _cugraph_available() -> str | None:
     return None
 
 
+def _both_backends(b, G, function, gf, measure, against, cugraph_missing):
+    """``function`` through the spla backend, then through nx-cugraph (or its skip, saying why)."""
+    _backend_calls(b, G, function, "spla", gf, measure, against(measure))
+    if cugraph_missing:
+        b.skip(NAME, {**gf, "measure": measure, "system": "nx-cugraph"}, cugraph_missing)
+    else:
+        _backend_calls(b, G, function, "cugraph", gf, measure, against(measure, rtol=1e-6))
+
+
 def _backend_calls(b: Bench, G, fn_name: str, backend: str, gf: dict, measure: str, check) -> None:
     """Time ``nx.<fn_name>(G, backend=...)`` first (conversion included) and cached."""
     import networkx as nx
@@ -134,11 +143,7 @@ def _graph(b: Bench, alg, nx, name: str, A, gf: dict, cugraph_missing: str | Non
 
     b.measure(NAME, {**gf, "measure": "bc", "system": "spla-direct"}, lambda: alg.betweenness_centrality(A),
               check=check_direct_bc)
-    _backend_calls(b, G, "betweenness_centrality", "spla", gf, "bc", against("bc"))
-    if cugraph_missing:
-        b.skip(NAME, {**gf, "measure": "bc", "system": "nx-cugraph"}, cugraph_missing)
-    else:
-        _backend_calls(b, G, "betweenness_centrality", "cugraph", gf, "bc", against("bc", rtol=1e-6))
+    _both_backends(b, G, "betweenness_centrality", gf, "bc", against, cugraph_missing)
     if b.opts.peers:
         k = SOURCES[b.opts.mode]
         k = None if k is None or k >= n else k
@@ -169,11 +174,7 @@ def _graph(b: Bench, alg, nx, name: str, A, gf: dict, cugraph_missing: str | Non
 
     b.measure(NAME, {**gf, "measure": "pagerank", "system": "spla-direct"}, lambda: alg.pagerank(A, tol=tol),
               check=check_direct_pr)
-    _backend_calls(b, G, "pagerank", "spla", gf, "pagerank", against("pagerank"))
-    if cugraph_missing:
-        b.skip(NAME, {**gf, "measure": "pagerank", "system": "nx-cugraph"}, cugraph_missing)
-    else:
-        _backend_calls(b, G, "pagerank", "cugraph", gf, "pagerank", against("pagerank", rtol=1e-6))
+    _both_backends(b, G, "pagerank", gf, "pagerank", against, cugraph_missing)
     if b.opts.peers:
         b.measure(NAME, {**gf, "measure": "pagerank", "system": "networkx"},
                   lambda: nx.pagerank(G, backend="networkx"), on="cpu", check=against("pagerank", rtol=1e-7))
