@@ -914,3 +914,28 @@ def test_shared_graph_counts(row):
     assert g.format == expected_format
     if expected_format == "mtx" and "symmetric" in row["type"]:
         assert not g.directed
+
+
+@pytest.mark.parametrize("n", [5, 2 ** 31 + 11, 3_100_000_000, 2 ** 32, 2 ** 32 + 1, 2 ** 40])
+@pytest.mark.parametrize("directed", [True, False])
+def test_edges_dedup_beyond_the_int64_product(n, directed):
+    """The canonical edge set keys pairs as src*n + dst only while n^2 fits; past 3.04e9 vertices
+    (where int64 overflows) and past 2^32 (where uint64 does) the pairs keep apart."""
+    from spla.io.graphdata import GraphData
+
+    big = n - 1
+    src = np.array([big, 0, big, 1, 0, big], dtype=np.int64)
+    dst = np.array([0, big, 0, 1, 1, big - 1 if big else 0], dtype=np.int64)
+    w = np.arange(1.0, 7.0)
+    g = GraphData(src, dst, w, n, np.arange(0), directed, "test", 1, "mem", "edgelist")
+    pairs = list(zip(src.tolist(), dst.tolist(), w.tolist()))
+    if not directed:
+        pairs = [(min(a, b), max(a, b), x) for a, b, x in pairs]
+    want = {}
+    for a, b, x in pairs:  # the last weight of a pair wins
+        want[(a, b)] = x
+    s, d, ww = g.edges()
+    assert sorted(zip(s.tolist(), d.tolist(), ww.tolist())) == sorted((a, b, x) for (a, b), x in want.items())
+    s, d, none = g.edges(weighted=False)
+    assert none is None and sorted(zip(s.tolist(), d.tolist())) == sorted(want)
+    assert s.dtype == np.int64 and d.dtype == np.int64

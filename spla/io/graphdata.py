@@ -113,10 +113,9 @@ class GraphData:
         if not self.directed:
             src, dst = np.minimum(src, dst), np.maximum(src, dst)
         n = max(int(self.n), 1)
-        key = src * n + dst
+        key = pair_keys(src, dst, n)
         if w is None:
-            key = np.unique(key)
-            return key // n, key % n, None
+            return (*split_pair_keys(np.unique(key), n), None)
         order = np.argsort(key, kind="stable")
         ks = key[order]
         last = np.empty(ks.size, dtype=bool)
@@ -136,6 +135,24 @@ class GraphData:
 
         src, dst, w = self.edges(drop_self_loops=drop_self_loops, weighted=weighted)
         return Matrix.from_edges(src, dst, n=self.n, values=w, directed=self.directed, device=device)
+
+
+def pair_keys(src, dst, n: int):
+    """One sortable key per pair (src, dst) of vertices 0..n-1, ordered as the pairs are
+    lexicographically: ``src * n + dst`` in uint64 while n <= 2^32 (so n^2 fits), else a structured
+    array of the two fields (NumPy sorts, compares and uniques those field by field)."""
+    if n <= 2 ** 32:
+        return np.asarray(src).astype(np.uint64) * np.uint64(n) + np.asarray(dst).astype(np.uint64)
+    keys = np.empty(np.size(src), dtype=[("src", np.int64), ("dst", np.int64)])
+    keys["src"], keys["dst"] = src, dst
+    return keys
+
+
+def split_pair_keys(keys, n: int):
+    """The (src, dst) int64 arrays of :func:`pair_keys`' keys."""
+    if keys.dtype.names:
+        return keys["src"].copy(), keys["dst"].copy()
+    return (keys // np.uint64(n)).astype(np.int64), (keys % np.uint64(n)).astype(np.int64)
 
 
 def check_weights(weights, need: str = "finite_nonnegative", *, lines=None, path=None, what="weights"):

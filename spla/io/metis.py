@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graphdata import GraphData, GraphFormatError, empty_graph, require_memory, self_loop_count
+from .graphdata import GraphData, GraphFormatError, empty_graph, pair_keys, require_memory, self_loop_count
 from .tokens import Tokens, snippet
 
 
@@ -147,8 +147,8 @@ def read_metis(raw: bytes, path, directed) -> GraphData:
 def _check_metis_symmetric(src, dst, n, lines, path, w=None):
     """METIS lists every edge in both vertices' lines, with the same weight: the arcs (and
     their weights) must equal their reverses."""
-    fwd = src * n + dst
-    rev = dst * n + src
+    fwd = pair_keys(src, dst, n)
+    rev = pair_keys(dst, src, n)
     if w is None:
         if np.array_equal(np.sort(fwd), np.sort(rev)):
             return
