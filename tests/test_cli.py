@@ -653,6 +653,10 @@ def test_memory_estimate():
     assert est["bc"][0] == matrix + 64 * 1000 * 256
     assert estimate_device_memory(1000, 10_000, directed=True)["bc"][0] == 2 * matrix + 64 * 1000 * 256
     assert estimate_device_memory(10, 20, directed=False, batch=1)["bc"][0] == (10 + 1 + 20) * 4 + 64 * 10
+    # the CPU's compiled searches: per thread 52 bytes a vertex and 4 an arc, and the accumulator
+    searches = estimate_device_memory(1000, 10_000, directed=False, search_threads=2)["bc"]
+    assert searches[0] == (1000 + 1 + 10_000) * 4 + 2 * (52 * 1000 + 4 * 10_000) + 8 * 1000
+    assert "compiled searches on 2 threads" in searches[1]
 
 
 def test_bundled_graph_is_packaged():

@@ -246,8 +246,11 @@ def cmd_info(args) -> int:
     bound = f"; the diameter of its component is between {depth} and {2 * depth}" if not g.directed else ""
     out(f"BFS depth          {depth} levels from vertex {escape(g.labels[src])} (max {label} {int(deg_out[src]):,}), "
         f"reaching {reached:,} of {g.n:,} vertices{bound} ({dt:.3f} s)")
+    on_cpu = not A.device.startswith("gpu")
+    searches = on_cpu and spla.paths.available(A.device)[0] and spla.tuning.current().paths_for_betweenness
     out("device memory (estimates; the batch sizes adapt to the free memory):")
-    est = estimate_device_memory(g.n, A.nnz, directed=g.directed, weighted=g.weights is not None)
+    est = estimate_device_memory(g.n, A.nnz, directed=g.directed, weighted=g.weights is not None,
+                                 search_threads=spla.paths.threads() if searches else None)
     width = max(len(k) for k in est)
     for key in MEASURES:
         b, why = est[key]

@@ -39,7 +39,7 @@ def require_measures_memory(measures, n: int, device: str, what: str, doing: str
 
 
 def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool = False, radius: int = 2,
-                           batch: int | None = None) -> dict:
+                           batch: int | None = None, search_threads: int | None = None) -> dict:
     """Rough device memory each measure needs: ``{measure: (bytes, explanation)}``.
 
     n vertices, nnz stored arcs (without self-loops; an undirected edge is 2 arcs).
@@ -50,7 +50,9 @@ def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool =
     * bc: 64 bytes per vertex per source of a batch (sigma, delta, frontier, levels and
       temporaries: ``spla.algorithms.betweenness_dense.BYTES_PER_VERTEX_SOURCE``); shown for a batch
       of ``batch`` sources (default min(n, 256)).  The real batch adapts to free memory,
-      so this is what a comfortable run uses; the minimum is one source.
+      so this is what a comfortable run uses; the minimum is one source.  With ``search_threads``
+      (the CPU's compiled searches, ``spla.paths``): per thread 52 bytes per vertex and 4 per arc
+      (``spla.algorithms.betweenness.QUEUE_BYTES_PER_VERTEX``), and the float64 accumulator.
     * closeness, harmonic, distance-sum, daccer (radius >= 2): a bit-parallel BFS over
       blocks of 64 W sources, 37 bytes per vertex per 64-bit word
       (``spla.algorithms.distances.BYTES_PER_WORD_ROW``), shown for W = min(ceil(n/64), 16),
@@ -65,8 +67,14 @@ def estimate_device_memory(n: int, nnz: int, *, directed: bool, weighted: bool =
     k = batch if batch is not None else max(1, min(n, 256))
     words = max(1, min(math.ceil(n / 64), 16))
     bfs = 37 * n * words + 2 * 8 * n
+    if search_threads:
+        work = search_threads * (52 * n + 4 * nnz) + 8 * n
+        bc = (matrix + work, f"{mat_txt} + {human_bytes(work)} for compiled searches on {search_threads} "
+                             f"thread{'s' if search_threads != 1 else ''}")
+    else:
+        bc = (matrix + 64 * n * k, f"{mat_txt} + {human_bytes(64 * n * k)} for a batch of {k} sources")
     out = {
-        "bc": (matrix + 64 * n * k, f"{mat_txt} + {human_bytes(64 * n * k)} for a batch of {k} sources"),
+        "bc": bc,
         "closeness": (matrix + bfs, f"{mat_txt} + {human_bytes(bfs)} for blocks of {64 * words} sources"),
         "harmonic": (matrix + bfs, f"{mat_txt} + {human_bytes(bfs)} for blocks of {64 * words} sources"),
         "distance-sum": (matrix + bfs, f"{mat_txt} + {human_bytes(bfs)} for blocks of {64 * words} sources"),
