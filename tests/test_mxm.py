@@ -247,6 +247,23 @@ def test_gpu_host_side_with_an_emulated_kernel(data, monkeypatch_module):
     assert np.array_equal(got[1], want[1])
 
 
+def test_gpu_structure_refuses_products_past_cusparse_int32(monkeypatch_module, monkeypatch):
+    """Past int32 partial products cuSPARSE's structure would wrap: the unmasked and complemented
+    products are refused with a way forward; a mask's own entries need no structure and still run."""
+    dense = np.ones((6, 6))
+    A = spla.Matrix.from_scipy(sp.csc_array(dense), device="cpu")
+    sr = _sr.get("plus_times")
+    monkeypatch.setattr(gpu_spgemm, "CUSPARSE_MAX", 6 * 6 * 6 - 1)   # the product has 216 partial products
+    for mkeys, complement in ((None, False), (np.arange(3, dtype=np.int64), True)):
+        with pytest.raises(spla.KernelUnavailable, match="216 partial products.*pass a mask"):
+            gpu_spgemm.mxm(A, A, sr, np.float64, mkeys, complement)
+    keys = np.arange(36, dtype=np.int64)
+    got = gpu_spgemm.mxm(A, A, sr, np.float64, keys, False)
+    assert np.array_equal(got[0], keys) and np.all(got[1] == 6.0)
+    monkeypatch.setattr(gpu_spgemm, "CUSPARSE_MAX", 6 * 6 * 6)
+    assert np.array_equal(gpu_spgemm.mxm(A, A, sr, np.float64, None, False)[0], keys)
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     import sys

@@ -7,7 +7,8 @@ list of candidate entries:
 * with a mask (not complemented): the mask's allowed entries; those with no common k are dropped;
 * without a mask, or with its complement: the structure of the product, from cuSPARSE's product of
   the two patterns as float64 ones (counts of paths, never 0, so no entry is dropped), less the
-  mask's entries for a complement.
+  mask's entries for a complement.  cuSPARSE's indices are int32: a product with more than
+  ``CUSPARSE_MAX`` partial products (or larger inputs) is refused with ``KernelUnavailable``.
 
 A's rows are read from the CSC arrays of its cached transpose.  The result is returned as sorted
 keys ``j * nrows + i`` and values, the CSC order of T.
@@ -19,6 +20,7 @@ import functools
 
 import numpy as np
 
+from ...errors import KernelUnavailable
 from ...matrix import index_dtype
 from .compile import ADD_FUNCTORS, BLOCK, C_TYPES, INDEX_TYPES, MUL_FUNCTORS, NVRTC_OPTIONS, SPGEMM_SOURCE
 from .compile import load_cupy, source
@@ -29,6 +31,9 @@ __all__ = ["mxm", "spgemm_name", "SPGEMM_SOURCE"]
 
 #: lanes per listed entry the kernel is instantiated for
 GROUP_SIZES = (1, 2, 4, 8, 16, 32)
+
+#: the largest index, entry count and partial-product count cuSPARSE's int32 structure step holds
+CUSPARSE_MAX = 2 ** 31 - 1
 
 
 def spgemm_name(add, mul, dtype, index_dtype_, a_pattern, b_pattern, group=32):
@@ -72,6 +77,16 @@ def _structure_keys(A, B, cp):
     m = A.shape[0]
     if A.nnz == 0 or B.nnz == 0:
         return cp.zeros(0, dtype=np.int64)
+    # Σ_k |A(:, k)| |B(k, :)|: the partial products, which bound the product's entries; past int32
+    # cuSPARSE's indices and counts wrap and its structure comes back wrong, so refuse instead
+    partial = int((cp.diff(A.colptr).astype(np.int64)
+                   * cp.bincount(B.rowidx, minlength=B.shape[0]).astype(np.int64)).sum())
+    if max(A.nnz, B.nnz, *A.shape, *B.shape, partial) > CUSPARSE_MAX:
+        raise KernelUnavailable(
+            f"the GPU's unmasked (or complemented) mxm takes the product's structure from cuSPARSE, whose "
+            f"int32 indices hold at most {CUSPARSE_MAX:,} entries; this product of {A.shape} and {B.shape} "
+            f"matrices ({A.nnz:,} and {B.nnz:,} entries) has {partial:,} partial products: pass a mask "
+            "(structural, not complemented), or run it on device='cpu'")
     # cuSPARSE takes int32 indices; its product's entries come back in whatever order it leaves them
     pa = csp.csr_matrix((cp.ones(A.nnz, dtype=np.float64), A.rowidx.astype(np.int32), A.colptr.astype(np.int32)),
                         shape=(A.shape[1], A.shape[0]))   # A's CSC arrays are the CSR of A'
