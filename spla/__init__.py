@@ -11,7 +11,7 @@ Layers: ``spla.algorithms`` -> this API (Matrix, semirings, vxm/mxv, mxm and the
 ``spla.backends.gpu.selection`` the kernel choice they serve).
 """
 
-from . import bits, frontier, memory, paths, semirings, tuning
+from . import bits, frontier, memory, paths, semirings, tuning, weights
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
@@ -42,7 +42,7 @@ __all__ = [
     "Matrix", "vxm", "mxv", "mxm", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
     "select", "apply_arcs", "memory", "paths", "apply", "assign", "ewise_add", "ewise_mult", "extract",
-    "reduce_rows", "reduce_cols", "reduce_scalar",
+    "reduce_rows", "reduce_cols", "reduce_scalar", "weights",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",
 ]
