@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import bc_all, bc_cpu, bc_single, closeness, daccer, nx_backend, pagerank, shortness, spmv, sriram, yin
+from . import (bc_all, bc_cpu, bc_single, closeness, daccer, nx_backend, pagerank, shortness, spmv, sriram,
+               triangles, yin)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ SECTIONS = (
     Section(shortness, 0.09, "Sum of distances (shortness seed)"),
     Section(nx_backend, 0.06, "networkx through the spla backend: betweenness and PageRank"),
     Section(bc_cpu, 0.10, "Exact betweenness on the CPU vs igraph and NetworKit"),
+    Section(triangles, 0.06, "Triangle counting by masked SpGEMM vs cuSPARSE and SuiteSparse:GraphBLAS"),
 )
 
 #: the sections ``python -m benchmarks --cpu`` runs (on the CPU): the laptop comparisons

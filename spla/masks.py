@@ -23,9 +23,11 @@ import numpy as np
 from . import device as _dev
 from . import semirings as _sr
 from .errors import DeviceMismatch, DimensionMismatch, DomainMismatch, UnknownNameError
-from .matrix import Matrix, index_dtype
+from .matrix import Matrix, declare_cache, index_dtype
 
 __all__ = ["allowed_keys", "check_mask_args", "entries_matrix", "finish", "keys_of", "member", "result_dtype"]
+
+_KEYS = declare_cache("keys", "the sorted int64 keys j * nrows + i of the stored entries (spla.masks.keys_of)")
 
 
 def result_dtype(who, semiring, dtype, *operands):
@@ -73,8 +75,8 @@ def check_mask_args(who, shape, device, dtype, mask, complement, structural, acc
 
 
 def keys_of(M):
-    """The sorted int64 keys j * nrows + i of M's stored entries (its CSC order)."""
-    return M.colidx.astype(np.int64) * M.shape[0] + M.rowidx.astype(np.int64)
+    """The sorted int64 keys j * nrows + i of M's stored entries (its CSC order), cached on M."""
+    return M.cached(_KEYS, lambda: M.colidx.astype(np.int64) * M.shape[0] + M.rowidx.astype(np.int64))
 
 
 def allowed_keys(mask, structural):

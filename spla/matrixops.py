@@ -27,7 +27,7 @@ from . import semirings as _sr
 from .errors import DeviceMismatch, DimensionMismatch, DomainMismatch, UnknownNameError
 from .masks import allowed_keys, check_mask_args, entries_matrix, finish, keys_of, member
 from .matrix import Matrix
-from .ops import mxv, vxm
+from .ops import _check_values_cast, mxv, vxm
 
 __all__ = ["select_entries", "apply", "ewise_add", "ewise_mult", "reduce_rows", "reduce_cols", "reduce_scalar",
            "extract", "assign", "UNARY_OPS", "SELECTORS", "binary_op_names"]
@@ -281,13 +281,17 @@ def _reduce(who, A, monoid, dtype, axis):
     by_rows, by_cols = _REDUCING[name]
     xp = A.xp
     with _dev.activate(A.device):
+        if axis is None:
+            # s = ADD over the stored values: no product, no output vector
+            if A.nnz == 0:
+                return m.identity(dtype)
+            _check_values_cast(who, A, _sr.get(by_cols), dtype, False)
+            vals = xp.ones(A.nnz, dtype=dtype) if A.values is None else A.values.astype(dtype, copy=False)
+            return dtype.type(_total(m, vals, xp, dtype).item())
         # a row (column) with no entry keeps the identity: the product's output that nothing reaches
         if axis == 1:
             return mxv(A, xp.ones(A.shape[1], dtype=dtype), by_rows)            # w = A ⊕.first 1
-        w = vxm(xp.ones(A.shape[0], dtype=dtype), A, by_cols)                    # w = 1 ⊕.second A
-        if axis == 0:
-            return w
-        return m.identity(dtype) if w.size == 0 else dtype.type(_total(m, w, xp, dtype).item())
+        return vxm(xp.ones(A.shape[0], dtype=dtype), A, by_cols)                 # w = 1 ⊕.second A
 
 
 def _total(m, vals, xp, dtype):
