@@ -32,7 +32,7 @@ from .backends.gpu.selection import choose_kernel, direction_cost, may_push, sca
 from .backends.names import KERNELS, normalize_kernel
 from .ops import mxv, vxm
 from .spgemm import mxm
-from .matrixops import apply, assign, ewise_add, ewise_mult, extract, reduce_cols, reduce_rows, reduce_scalar
+from .matrixops import apply, assign, ewise_add, ewise_mult, extract, kron, reduce_cols, reduce_rows, reduce_scalar
 from .entries import apply_arcs, select
 from .replay import Replay
 
@@ -41,7 +41,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Matrix", "vxm", "mxv", "mxm", "semirings", "bits", "frontier", "KERNELS", "fuse", "Replay", "choose_kernel",
     "scale_free_metric", "normalize_kernel", "direction_cost", "may_push", "tuning", "gpu_available",
-    "select", "apply_arcs", "memory", "paths", "apply", "assign", "ewise_add", "ewise_mult", "extract",
+    "select", "apply_arcs", "memory", "paths", "apply", "assign", "ewise_add", "ewise_mult", "extract", "kron",
     "reduce_rows", "reduce_cols", "reduce_scalar", "weights",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",

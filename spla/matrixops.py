@@ -10,6 +10,7 @@
     s = reduce_scalar(A, monoid)       s = ADD_ij A(i, j)
     C<M> = extract(A, rows, cols)      C(a, b) = A(rows[a], cols[b])
     C<M> = assign(C, A, rows, cols)    C(rows[a], cols[b]) = A(a, b)
+    C<M> = kron(A, B, op)              C(i p + k, j q + l) = op(A(i, j), B(k, l)), B of shape (p, q)
 
 Every operation that returns a matrix takes the matrix mask and merge of :mod:`spla.masks` (``mask``,
 ``complement``, ``structural``, ``accum``, ``out``, ``replace``).  A pattern-only operand's entries
@@ -23,13 +24,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import device as _dev
+from . import memory as _memory
 from . import semirings as _sr
 from .errors import DeviceMismatch, DimensionMismatch, DomainMismatch, UnknownNameError
 from .masks import allowed_keys, check_mask_args, entries_matrix, finish, keys_of, member
 from .matrix import Matrix
 from .ops import _check_values_cast, mxv, vxm
 
-__all__ = ["select_entries", "apply", "ewise_add", "ewise_mult", "reduce_rows", "reduce_cols", "reduce_scalar",
+__all__ = ["select_entries", "apply", "ewise_add", "ewise_mult", "kron", "reduce_rows", "reduce_cols", "reduce_scalar",
            "extract", "assign", "UNARY_OPS", "SELECTORS", "binary_op_names"]
 
 #: selectors of :func:`select_entries` (and :func:`spla.select`): name -> which entries (i, j) it keeps
@@ -246,6 +248,40 @@ def _ewise(who, A, B, op, dtype, union, mask=None, complement=False, structural=
         else:
             keys, vals = ak[in_b], both
         return _merge(who, A, A.shape, dtype, keys, vals, mask, complement, structural, accum, out, replace)
+
+
+def kron(A, B, op="times", *, dtype=None, mask=None, complement=False, structural=True, accum=None, out=None,
+         replace=False):
+    """C<M> = accum(C, A ⊗kron B): C(i·p + k, j·q + l) = op(A(i, j), B(k, l)) for every stored A(i, j)
+    and B(k, l), with (p, q) = B's shape; C is (m·p) x (n·q).  ``op``: a binary operator of
+    :func:`binary_op_names` (``"times"``: the Kronecker product; ``"pair"``: its pattern).  The result
+    holds A.nnz · B.nnz entries: :class:`spla.InsufficientMemory` is raised before building them when
+    the device cannot hold them."""
+    who = "kron"
+    _check_matrix(who, "A", A)
+    _check_matrix(who, "B", B, A.device)
+    fn = _binary(op, who)
+    dtype = _domain(np.result_type(A.dtype, B.dtype) if dtype is None else dtype, who)
+    (m, n), (p, q) = A.shape, B.shape
+    shape = (m * p, n * q)
+    if shape[0] * shape[1] >= 2 ** 63:
+        raise DimensionMismatch(f"{who}: the product's shape {shape[0]:,} x {shape[1]:,} has more positions than "
+                                "the int64 entry keys of spla hold")
+    nnz = A.nnz * B.nnz
+    # the entries' keys, rows and columns (int64), their values and the sort's order
+    _memory.require(nnz * (32 + 2 * np.dtype(dtype).itemsize), A.device, what=f"{who}: its {nnz:,} entries",
+                    remedy="extract the rows and columns needed first (spla.extract)")
+    xp = A.xp
+    with _dev.activate(A.device):
+        ar, ac = A.rowidx.astype(np.int64), A.colidx.astype(np.int64)
+        br, bc = B.rowidx.astype(np.int64), B.colidx.astype(np.int64)
+        rows = (ar[:, None] * p + br[None, :]).ravel()
+        cols = (ac[:, None] * q + bc[None, :]).ravel()
+        vals = fn(_vals(A, dtype)[:, None], _vals(B, dtype)[None, :], xp).astype(dtype, copy=False).ravel()
+        keys = cols * shape[0] + rows
+        order = xp.argsort(keys)
+        return _merge(who, A, shape, dtype, keys[order], vals[order], mask, complement, structural, accum, out,
+                      replace)
 
 
 # ------------------------------------------------------------------ reductions

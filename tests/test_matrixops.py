@@ -175,6 +175,39 @@ def test_ewise_errors():
         spla.ewise_mult(A, A, "minus")
 
 
+@settings(max_examples=scaled(40), deadline=None)
+@given(data=st.data())
+def test_kron_equals_the_dense_reference(data, device):
+    draw = data.draw
+    m, n = draw(st.integers(0, 3), label="m"), draw(st.integers(0, 3), label="n")
+    p, q = draw(st.integers(0, 3), label="p"), draw(st.integers(0, 3), label="q")
+    op = draw(st.sampled_from(["plus", "times", "min", "first", "second", "pair"]), label="op")
+    dtype = draw(st.sampled_from([d for d in DTYPES if d.kind != "b"]), label="dtype")
+    A = _matrix(draw, m, n, device, "A", unsigned=dtype.kind == "u")
+    B = _matrix(draw, p, q, device, "B", unsigned=dtype.kind == "u")
+    kw = draw(merges((m * p, n * q), dtype, device))
+    C = spla.kron(A, B, op, dtype=dtype, **kw)
+    av, ap = dense_of(A, dtype)
+    bv, bp = dense_of(B, dtype)
+    # C(i p + k, j q + l) = op(A(i, j), B(k, l)) where both are stored
+    tv = np.asarray(_mul(op, av[:, None, :, None], bv[None, :, None, :])).astype(dtype).reshape(m * p, n * q)
+    tp = (ap[:, None, :, None] & bp[None, :, None, :]).reshape(m * p, n * q)
+    assert_matrix_equal(C, _expect((tv, tp), (m * p, n * q), dtype, kw), dtype)
+
+
+def test_kron_of_a_pattern_and_its_errors():
+    A = spla.Matrix.from_scipy(np.array([[1, 0], [1, 1]]), device="cpu")
+    C = spla.kron(A, A, "pair", dtype=np.int64)
+    assert np.array_equal(C.to_scipy().toarray(), np.kron(A.to_scipy().toarray(), A.to_scipy().toarray()))
+    with pytest.raises(spla.UnknownNameError, match="binary operator"):
+        spla.kron(A, A, "minus")
+    import scipy.sparse as sp
+
+    big = spla.Matrix.from_scipy(sp.csc_array(([1.0], ([2 ** 32 - 1], [0])), shape=(2 ** 32, 1)), device="cpu")
+    with pytest.raises(spla.DimensionMismatch, match="int64 entry keys"):
+        spla.kron(big, big)
+
+
 # ------------------------------------------------------------------ reductions
 @settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
