@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from . import device as _dev
 from . import memory as _memory
 from .errors import DomainMismatch, InvalidGraph
+from .merge import check_dup, merge_arcs
 from .symmetry import orientation
 
 INT32_MAX = np.iinfo(np.int32).max
@@ -478,18 +479,23 @@ class Matrix:
         return cls._from_sorted_csc(S, pattern=pattern, directed=directed, device=device, symmetric=symmetric)
 
     @classmethod
-    def from_edges(cls, src, dst, n=None, values=None, directed=False, device="auto"):
+    def from_edges(cls, src, dst, n=None, values=None, directed=False, device="auto", *, dup="plus"):
         """From arc lists ``src[e] -> dst[e]`` (integer arrays of the same length).
 
-        ``n`` defaults to max(src, dst) + 1.  Self-loops are kept.  Duplicate arcs are merged,
-        their values summed, as networkx's ``to_scipy_sparse_array`` of a multigraph does.
+        ``n`` defaults to max(src, dst) + 1.  Self-loops are kept.  Duplicate arcs are merged
+        with ``dup`` (GraphBLAS build's dup operator, :mod:`spla.merge`): ``"plus"`` (the default)
+        sums their values, as networkx's ``to_scipy_sparse_array`` of a multigraph does; ``"min"``
+        keeps the smallest (the shortest arc: build a matrix for weighted path measures so),
+        ``"max"`` the largest, ``"first"``/``"last"`` the value listed first/last.  With
+        ``values=None`` there is nothing to merge.
 
         ``directed=False`` (the default) reads every listed pair as an undirected edge and adds
         its reverse arc.  The pattern does not depend on how often or in which direction an
         edge is listed, but with ``values`` every listing is one parallel edge of a multigraph
-        and counts: ``(0, 1, w)`` and ``(1, 0, w)`` give the edge the weight 2w, a self-loop
-        listed once keeps w.  The COO triplets of a symmetric matrix list each edge twice, so
-        build such a matrix with :meth:`from_scipy` instead.  ``directed=True`` keeps the arcs
+        and is merged by ``dup``: ``(0, 1, 5)`` and ``(1, 0, 3)`` give the edge the weight 8 with
+        ``"plus"``, 3 with ``"min"``, 5 with ``"first"``; a self-loop listed once keeps its value.
+        The COO triplets of a symmetric matrix list each edge twice, so build such a matrix with
+        :meth:`from_scipy`, or with ``dup="first"``.  ``directed=True`` keeps the arcs
         as listed; ``directed=None`` keeps them and calls the graph undirected when the arc
         list is symmetric (pattern and values), as :meth:`from_scipy` does.  ``values=None``
         gives a pattern-only matrix.
@@ -499,6 +505,7 @@ class Matrix:
         allocated.  Number sparse vertex ids 0..k-1 first (``numpy.unique(..., return_inverse=True)``).
         """
         _check_directed(directed)
+        check_dup(dup)
         device = _dev.resolve(device)
         src = np.asarray(_dev.to_numpy(src))
         dst = np.asarray(_dev.to_numpy(dst))
@@ -529,21 +536,28 @@ class Matrix:
         # mirrors, and the column pointers of the transpose the symmetry test of directed=None builds
         need = csc_nbytes(n, n, arcs, 1 if values is None else values.dtype.itemsize)
         need += (16 * arcs if undirected else 0) + (csc_nbytes(n, n, 0) if directed is None else 0)
+        need += 32 * arcs if values is not None and dup != "plus" else 0  # the listing, the sort order, the copies
         _require_host(need, f"a graph of n={n:,} vertices and {src.shape[0]:,} "
                             f"{'edge' if src.shape[0] == 1 else 'edges'}: its matrix")
+        listing = np.arange(src.shape[0], dtype=np.int64)
         if undirected:
-            # undirected: every listed pair and its mirror (a self-loop once)
+            # undirected: every listed pair and its mirror (a self-loop once), the mirror in the pair's place
             a = np.concatenate([src, dst[~loop]])
             b = np.concatenate([dst, src[~loop]])
             v = None if values is None else np.concatenate([values, values[~loop]])
-            src, dst, values = a, b, v
-        data = np.ones(src.shape[0], dtype=np.bool_) if values is None else values
-        S = sp.coo_array((data, (src, dst)), shape=(n, n)).tocsc()
-        if values is None:
-            S.data[:] = True
+            src, dst, values, listing = a, b, v, np.concatenate([listing, listing[~loop]])
+        if values is not None and dup != "plus":
+            colptr, rowidx, merged = merge_arcs(src, dst, values, listing, n, dup)
+            idx = index_dtype(rowidx.size, n)
+            S = sp.csc_array((merged, rowidx.astype(idx), colptr.astype(idx)), shape=(n, n))
         else:
-            S.sum_duplicates()
-        S.sort_indices()
+            data = np.ones(src.shape[0], dtype=np.bool_) if values is None else values
+            S = sp.coo_array((data, (src, dst)), shape=(n, n)).tocsc()
+            if values is None:
+                S.data[:] = True
+            else:
+                S.sum_duplicates()
+            S.sort_indices()
         if directed is None:
             S, directed, symmetric = orientation(S, None)
         else:
@@ -552,17 +566,25 @@ class Matrix:
                                     symmetric=symmetric)
 
     @classmethod
-    def from_networkx(cls, G, weight=None, device="auto"):
+    def from_networkx(cls, G, weight=None, device="auto", *, dup=None):
         """From a networkx Graph/DiGraph/MultiGraph/MultiDiGraph (node order = ``list(G)``).
 
         ``weight=None`` gives the pattern (unweighted) graph; a string names the edge
         attribute to store (missing attributes count 1, as networkx does), in the dtype NumPy
-        gives the weights (int64 weights stay exact).  Parallel edges of a multigraph are
-        merged (weights summed, as ``networkx.to_scipy_sparse_array`` does).  Weights that
-        are all 1 give a pattern-only matrix.
+        gives the weights (int64 weights stay exact).  Weights that are all 1 give a
+        pattern-only matrix.
+
+        Parallel edges of a multigraph are merged with ``dup`` (:meth:`from_edges`; None is
+        ``"plus"``: weights summed, as ``networkx.to_scipy_sparse_array`` does; ``"first"`` and
+        ``"last"`` follow ``G.edges()``'s order).  networkx's weighted shortest-path functions
+        (``betweenness_centrality(G, weight=...)``, ``closeness_centrality(G, distance=...)``,
+        Dijkstra) use the minimum over a multigraph's parallel edges, so a matrix for the weighted
+        path measures wants ``dup="min"``.  A Graph or DiGraph has no parallel edges: ``dup`` does
+        not change its matrix.
         """
         import networkx as nx
 
+        dup = check_dup("plus" if dup is None else dup)
         if not isinstance(G, nx.Graph):
             raise TypeError(f"G must be a networkx graph, got {type(G).__name__}; build a matrix's graph "
                             "with Matrix.from_scipy, or an edge list's with Matrix.from_edges")
@@ -581,7 +603,7 @@ class Matrix:
         ends = np.array(arcs, dtype=np.int64).reshape(-1, 2)
         # an undirected graph lists each edge once: from_edges mirrors it (a self-loop once)
         M = cls.from_edges(ends[:, 0], ends[:, 1], n=len(nodes), values=values, directed=G.is_directed(),
-                           device="cpu")
+                           device="cpu", dup=dup)
         if M.values is not None and bool(np.all(M.values == 1)):
             M = M.pattern()
         return M.to(device)

@@ -270,7 +270,7 @@ def test_bad_weights_ignored_by_unweighted_measures(tmp_path, fake):
     (["--radius", "-1"], r"--radius must be >= 0"),
     (["--samples", "0"], r"--samples must be >= 1"),
     (["--top", "-3"], r"--top must be >= 0"),
-    (["--format", "gml"], r"argument --format: invalid choice: 'gml'"),
+    (["--format", "graphml"], r"argument --format: invalid choice: 'graphml'"),
     (["--directed", "--undirected"], r"not allowed with argument"),
     (["--bogus"], r"unrecognized arguments: --bogus"),
     (["--out", "no/such/dir/out.csv"], r"--out no/such/dir/out\.csv: directory .* does not exist"),

@@ -1,7 +1,7 @@
 """The ``spla`` command: every centrality of a graph file, from the shell.
 
-    spla centrality [GRAPH] [--measures bc,closeness,...|all] [--out FILE] [--top N] ...
-    spla info [GRAPH]
+    spla centrality [GRAPH] [--measures bc,closeness,...|all] [--weight [NAME]] [--out FILE] [--top N] ...
+    spla info [GRAPH] [--weight [NAME]]
 
 With no GRAPH both run on the bundled US power grid (``spla/data/power.graph.gz``).
 See ``docs/cli.md`` for the options and examples.
@@ -27,8 +27,10 @@ Conventions
 * Self-loops count where networkx counts them: in pagerank (an arc i -> i), degree (twice)
   and the degrees that daccer sums; bc, closeness, harmonic and distance-sum ignore them
   (they change no shortest path).  Their number is reported.  Edge weights are used by
-  pagerank only (they must then be finite and non-negative); the other measures are
-  unweighted in spla.
+  pagerank (they must then be finite and non-negative); with ``--weight`` they are also the arc
+  lengths of bc, closeness, harmonic and distance-sum (weighted shortest paths, each pair its
+  shortest parallel arc: the measures table's ``lengths`` keyword); daccer and degree run on the
+  pattern.
 
 Modules: :mod:`.args` (the parser), :mod:`.measures` (the registry of measures),
 :mod:`.commands` (centrality and info), :mod:`.inputs` (the graph and the device),

@@ -39,11 +39,18 @@ def _device(value: str) -> str:
 
 def _add_graph_options(p):
     p.add_argument("graph", nargs="?", metavar="GRAPH",
-                   help="graph file: Matrix Market (.mtx), METIS (.graph), or an edge list (.txt, .csv, "
-                        ".tsv, .edges, ...), optionally .gz/.bz2/.xz; '-' reads stdin (give --format unless it is "
+                   help="graph file: Matrix Market (.mtx), METIS (.graph), DIMACS shortest-path (.gr), GML (.gml), "
+                        "or an edge list (.txt, .csv, .tsv, .edges, ...), optionally .gz/.bz2/.xz; '-' reads stdin (give --format unless it is "
                         "Matrix Market); default: the bundled US power grid")
-    p.add_argument("--format", choices=("mtx", "edgelist", "metis"), default=None,
-                   help="file format (default: from the extension, or a %%%%MatrixMarket banner)")
+    p.add_argument("--format", choices=("mtx", "edgelist", "metis", "dimacs", "gml"), default=None,
+                   help="file format (default: from the extension, or a %%%%MatrixMarket banner); dimacs is the "
+                        "DIMACS shortest-path format (.gr), gml needs networkx")
+    p.add_argument("--weight", nargs="?", const=True, default=None, metavar="NAME",
+                   help="read the edge weights as arc lengths: bc, closeness, harmonic and distance-sum run on "
+                        "weighted shortest paths (parallel arcs keep their shortest); NAME picks an edge list's "
+                        "header column or a GML edge attribute (default: the file's weights: Matrix Market "
+                        "values, METIS edge weights, DIMACS lengths, an edge list's 3rd field, GML 'weight' "
+                        "or 'value')")
     d = p.add_mutually_exclusive_group()
     d.add_argument("--directed", dest="directed", action="store_const", const=True, default=None,
                    help="treat the graph as directed")

@@ -17,7 +17,8 @@ from spla.algorithms.degree import degree_parts
 from spla.io import GraphFormatError, check_weights
 
 from .errors import EXIT_OK, UsageError
-from .inputs import BUNDLED_FILE, bundled_graph, data_folder, load_graph, resolve_device
+from .inputs import (BUNDLED_FILE, bundled_graph, data_folder, load_graph, no_weights_reason, resolve_device,
+                     weight_option)
 from .measures import MEASURES, parse_measures
 from .memory import estimate_device_memory, human_bytes, require_measures_memory
 from .output import TableOutput, check_output_path
@@ -30,6 +31,25 @@ __all__ = ["cmd_centrality", "cmd_info", "COMMANDS"]
 
 #: the --out names the terminal note suggests
 TABLE_EXTENSIONS = ".csv, .tsv, .txt, .parquet; .gz compresses text"
+
+
+def _accepts(fn, keyword) -> bool:
+    """Whether ``fn`` takes the keyword argument ``keyword``."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return True
+    return keyword in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _require_lengths(measures):
+    """Refuse --weight, before any work, for a path measure whose algorithm takes no arc-length keyword
+    (its answer would be the unweighted one)."""
+    for key in measures:
+        m = MEASURES[key]
+        if not _accepts(m.function, m.lengths):
+            raise UsageError(f"--weight: spla.algorithms.{m.function.__name__} takes no {m.lengths}= argument in "
+                             f"this installation, so {key} cannot run on weighted shortest paths")
 
 
 def _call(fn, A, **kwargs):
@@ -65,6 +85,7 @@ def cmd_centrality(args) -> int:
         raise UsageError(f"--tol must be a positive number, got {args.tol}")
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
+    weight_option(args)  # before --out is checked against GRAPH, which --weight may have taken
     out = None if args.out == "-" else args.out  # None: stdout
     _check_out(args, out)
     # no --out, on a terminal: the report and the top-N tables, not thousands of rows (--out - prints
@@ -108,23 +129,40 @@ def _centrality(args, measures, table, hold, terminal) -> int:
 
     g, name, _ = load_graph(args, say)
     weighted_file = g.weights is not None
+    lengths = [m for m in measures if MEASURES[m].lengths] if args.weight else []
+    if args.weight and not weighted_file:
+        raise UsageError(f"{name}: --weight reads the edge weights as arc lengths, but the graph has none: "
+                         f"{no_weights_reason(g)}")
     if weighted_file:
-        users = [m for m in measures if MEASURES[m].weighted]
-        others = [m for m in measures if not MEASURES[m].weighted]
+        users = [m for m in measures if MEASURES[m].weighted or m in lengths]
+        others = [m for m in measures if m not in users]
         if users:
             try:
                 check_weights(g.weights, "finite_nonnegative", lines=g.lines, path=name, what="edge weights")
             except GraphFormatError as e:
-                raise GraphFormatError(f"{e} for {', '.join(users)} (leave it out of --measures to ignore "
-                                       f"the weights)") from None
+                raise GraphFormatError(f"{e} for {', '.join(users)} (leave it out of --measures"
+                                       f"{' or drop --weight' if lengths else ''} to ignore the weights)") from None
+        if lengths:
+            pairs, differing = g.parallel_arcs()
+            merged = f"; the parallel arcs of {count(pairs, 'pairs')} merged to the shortest" if pairs else ""
+            say(f"note        {', '.join(lengths)} run on weighted shortest paths (edge weights as arc lengths"
+                f"{merged})")
         if others:
+            hint = "" if args.weight or not any(MEASURES[m].lengths for m in others) else \
+                " (--weight makes bc, closeness, harmonic and distance-sum use them as arc lengths)"
             say(f"note        the file has edge weights; {', '.join(others)} "
                 f"{'is unweighted in spla and ignores' if len(others) == 1 else 'are unweighted in spla and ignore'}"
-                " them")
+                f" them{hint}")
+    _require_lengths(lengths)
+    if args.weight and not lengths:
+        say("note        --weight applies to bc, closeness, harmonic and distance-sum, none of which is in "
+            "--measures")
 
     # the loop-free matrix for the shortest-path measures (and the size, the kernel); pagerank,
-    # degree and daccer get the self-loops, which networkx counts in them
+    # degree and daccer get the self-loops, which networkx counts in them; under --weight the path
+    # measures get the loop-free matrix of arc lengths, each pair its shortest arc
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
+    AW = g.to_matrix(device=A.device, drop_self_loops=True, weighted=True, dup="min") if lengths else A
     loops = [m for m in measures if MEASURES[m].loops] if g.self_loops else []
     AL = g.to_matrix(device=A.device, drop_self_loops=False, weighted=False) if loops else A
     Aw = g.to_matrix(device=A.device, drop_self_loops=False, weighted=True) \
@@ -152,7 +190,8 @@ def _centrality(args, measures, table, hold, terminal) -> int:
         kw = m.keywords(opts, device=A.device, progress=bar)
         t0 = time.perf_counter()
         try:
-            values = _call(m.function, Aw if m.weighted else AL if m.loops else A, **kw)
+            matrix = AW if key in lengths else Aw if m.weighted else AL if m.loops else A
+            values = _call(m.function, matrix, **kw)
         finally:
             bar.close()
         if m.reach:  # (sums, vertices reached): the top table ranks by both
@@ -194,6 +233,9 @@ def cmd_info(args) -> int:
 
     device = resolve_device(args.device)
     g, name, description = load_graph(args, lambda text="": None)
+    if args.weight and g.weights is None:
+        raise UsageError(f"{name}: --weight names the edge weights to describe, but the graph has none: "
+                         f"{no_weights_reason(g)}")
     A = g.to_matrix(device=device, drop_self_loops=True, weighted=False)
     # degrees as networkx counts them (and the degree measure reports them): a self-loop adds 2 to an
     # undirected vertex's degree, 1 to a directed vertex's out- and in-degree
@@ -213,15 +255,8 @@ def cmd_info(args) -> int:
     out(f"directed           {directed_text(g, args)}")
     out(f"self-loops         {g.self_loops:,} (counted by pagerank, degree and daccer, as networkx counts them; "
         f"the shortest-path measures ignore them)")
-    if g.weights is not None:
-        w = g.weights
-        finite = np.isfinite(w)
-        extra = "" if finite.all() else f"; {int((~finite).sum()):,} NaN/inf"
-        lo = float(w[finite].min()) if finite.any() else float("nan")
-        hi = float(w[finite].max()) if finite.any() else float("nan")
-        out(f"weights            yes, {lo:.6g} .. {hi:.6g}{extra} (used by pagerank only)")
-    else:
-        out("weights            none")
+    for line in _weight_lines(g):
+        out(line)
     label = "out-degree" if g.directed else "degree"
     loop_note = "" if not g.self_loops else \
         " (self-loops count once)" if g.directed else " (a self-loop counts twice, as in networkx)"
@@ -256,6 +291,30 @@ def cmd_info(args) -> int:
         b, why = est[key]
         out(f"  {key:<{width}}  {human_bytes(b):>10}  ({why})")
     return EXIT_OK
+
+
+def _weight_lines(g) -> list:
+    """info's lines on the edge weights: the range, the zero-length and unusable ones, and what
+    becomes of parallel arcs."""
+    if g.weights is None:
+        return ["weights            none (the path measures count hops; pagerank is unweighted)"]
+    w = g.weights
+    finite = np.isfinite(w)
+    lo = float(w[finite].min()) if finite.any() else float("nan")
+    hi = float(w[finite].max()) if finite.any() else float("nan")
+    bad = [f"{k:,} {what}" for k, what in ((int((~finite).sum()), "NaN/inf"), (int((w < 0).sum()), "negative"))
+           if k]
+    usable = "" if not bad else f"; {', '.join(bad)}: refused by --weight and pagerank"
+    zero = int((w[g.src != g.dst] == 0).sum())
+    lines = [f"weights            yes, {lo:,.6g} .. {hi:,.6g}; {count(zero, 'arcs')} of length 0{usable} "
+             f"(--weight: arc lengths of bc, closeness, harmonic and distance-sum; pagerank: transition weights)"]
+    pairs, differing = g.parallel_arcs()
+    if pairs:
+        lines.append(f"parallel arcs      {count(pairs, 'pairs')} listed more than once ({differing:,} with different "
+                     f"weights): the path measures keep each pair's shortest arc, pagerank its last listed weight")
+    else:
+        lines.append("parallel arcs      none (no pair listed more than once)")
+    return lines
 
 
 #: the function of each command (``args.command``)

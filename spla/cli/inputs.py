@@ -13,7 +13,7 @@ from spla.io import read_graph
 from .errors import UsageError
 
 __all__ = ["BUNDLED_FILE", "BUNDLED_DESCRIPTION", "bundled_graph", "data_folder", "graph_path", "load_graph",
-           "resolve_device"]
+           "no_weights_reason", "resolve_device", "weight_option"]
 
 #: the graph used when no GRAPH is given (in the installed package's data/ folder)
 BUNDLED_FILE = "power.graph.gz"
@@ -60,10 +60,31 @@ def resolve_device(name: str) -> str:
     return resolve(name)
 
 
+def weight_option(args):
+    """Settle ``--weight [NAME]`` against GRAPH: ``spla centrality --weight roads.gr`` gives argparse's
+    NAME the file (an optional value takes the next word); when no GRAPH was given and NAME is a
+    file (or '-'), it is the GRAPH and ``--weight`` has no name.  Sets ``args.weight`` to None, True
+    or a name, and returns the name to read the weights by (None: the file's own)."""
+    weight = getattr(args, "weight", None)
+    if isinstance(weight, str) and args.graph is None and (weight == "-" or os.path.isfile(weight)):
+        args.graph, args.weight = weight, True
+    return args.weight if isinstance(args.weight, str) else None
+
+
+def no_weights_reason(g) -> str:
+    """Why a graph file read without weights has none, by format (for the --weight error)."""
+    return {"mtx": "its Matrix Market field is 'pattern'",
+            "metis": "its METIS header's fmt has no edge weights (fmt 1, 11, 101 or 111 have them)",
+            "edgelist": "no row has a numeric 3rd field (or name a header column: --weight NAME)",
+            "gml": "its edges have no 'weight' or 'value' attribute (name one: --weight NAME)",
+            "dimacs": "it has no arcs"}.get(g.format, "it has none")
+
+
 def load_graph(args, say):
     """Read the graph of ``args`` and report it; returns (GraphData, name, description)."""
+    weight = weight_option(args)
     with graph_path(args.graph) as (path, name, remark):
-        g = read_graph(path, format=args.format, directed=args.directed, header=args.header)
+        g = read_graph(path, format=args.format, directed=args.directed, header=args.header, weight=weight)
     g.path = name
     description = f"{name} ({g.format_title}{'; ' + remark if remark else ''})"
     say(f"graph       {description}")

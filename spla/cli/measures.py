@@ -2,7 +2,8 @@
 
 An entry holds the :mod:`spla.algorithms` function itself, the measure's name on the command
 line (also its CSV column), the title of its top-N table, its ordering, what of the graph it
-uses (edge weights, self-loops) and the keyword arguments it takes from the command line.  A
+uses (edge weights, self-loops, arc lengths under ``--weight``) and the keyword arguments it takes
+from the command line.  A
 new measure is one more entry of :data:`MEASURES`; ``--measures``, ``--help``, the CSV, the
 top-N tables, the correlations and ``spla info``'s memory list all follow the registry.
 """
@@ -38,7 +39,11 @@ class Measure:
     key: the name on the command line and the output column; function: the
     ``spla.algorithms`` function, called as ``function(A, **keywords)``; title: the top-N
     table's heading; higher_first: whether larger values are more central (sort order of the
-    top-N table); weighted: whether it uses edge weights; loops: whether self-loops change it
+    top-N table); weighted: whether it uses edge weights as they are (pagerank's transition
+    weights), with or without ``--weight``; lengths: for a shortest-path measure, its keyword
+    (networkx's: ``weight`` or ``distance``) that makes it read the matrix's values as arc lengths,
+    passed as ``True`` under ``--weight`` (the matrix then holds each pair's shortest arc); None for
+    the measures that are not path measures and run on the pattern; loops: whether self-loops change it
     (networkx's pagerank and degree count them; shortest paths do not); products: whether it
     multiplies (it then takes ``device``, ``kernel`` and ``progress``; otherwise ``device``
     only); reach: whether it is called with ``return_reach=True`` and returns
@@ -51,6 +56,7 @@ class Measure:
     title: str
     higher_first: bool = True
     weighted: bool = False
+    lengths: str | None = None
     loops: bool = False
     products: bool = True
     reach: bool = False
@@ -64,17 +70,22 @@ class Measure:
         if self.reach:
             kw.update(return_reach=True)
         kw.update(self.options(opts))
+        kw.update(self.length_keywords(opts))
         return kw
+
+    def length_keywords(self, opts) -> dict:
+        """``{lengths: True}`` when ``--weight`` is given and this is a path measure, else {}."""
+        return {self.lengths: True} if self.lengths and getattr(opts, "weight", None) else {}
 
 
 MEASURES = {m.key: m for m in (
-    Measure("bc", betweenness_centrality, "betweenness centrality (normalized)",
+    Measure("bc", betweenness_centrality, "betweenness centrality (normalized)", lengths="weight",
             options=lambda o: dict(k=o.samples, seed=o.seed, normalized=True)),
-    Measure("closeness", closeness_centrality, "closeness centrality (Wasserman-Faust)",
+    Measure("closeness", closeness_centrality, "closeness centrality (Wasserman-Faust)", lengths="distance",
             options=lambda o: dict(wf_improved=True)),
-    Measure("harmonic", harmonic_centrality, "harmonic centrality"),
+    Measure("harmonic", harmonic_centrality, "harmonic centrality", lengths="distance"),
     Measure("distance-sum", sum_of_distances, "sum of distances to reachable vertices", higher_first=False,
-            reach=True),
+            reach=True, lengths="weight"),
     Measure("pagerank", pagerank, "PageRank", weighted=True, loops=True,
             options=lambda o: dict(alpha=o.alpha, max_iter=o.max_iter, tol=o.tol)),
     Measure("daccer", daccer_volumes, "DACCER volume", loops=True, options=lambda o: dict(radius=o.radius)),

@@ -151,7 +151,8 @@ def directed_text(g, args) -> str:
 
 def count(k: int, noun: str) -> str:
     """'1 arc', '0 arcs', '1,000 arcs' for the plural ``noun``."""
-    singular = {"vertices": "vertex", "undirected edges": "undirected edge", "arcs": "arc", "rows": "row"}[noun]
+    singular = {"vertices": "vertex", "undirected edges": "undirected edge", "arcs": "arc", "rows": "row",
+                "pairs": "pair"}[noun]
     return f"{k:,} {singular if k == 1 else noun}"
 
 

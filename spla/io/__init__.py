@@ -1,4 +1,4 @@
-"""Reading graph files as people have them: Matrix Market, edge lists, METIS.
+"""Reading graph files as people have them: Matrix Market, edge lists, METIS, DIMACS, GML.
 
     >>> from spla.io import read_graph
     >>> g = read_graph("ca-GrQc.txt.gz", directed=False)
@@ -32,6 +32,12 @@ bytes, whatever its name):
   ``from,to``, ``id_1,id_2`` or ``node_1,node_2`` that are not vertex labels further down
   (``u v`` followed by ``v w`` is an edge); pass ``header=True``/``False`` to
   decide yourself.  An edge list is directed unless ``directed=False``.
+* **DIMACS shortest-path** (``.gr``, the 9th DIMACS Challenge's road networks): ``c``
+  comments, one problem line ``p sp n m``, then ``a u v w`` per arc (1-based, directed, length
+  w); the file must hold the m arcs it declares.  Labels are 1..n.
+* **GML** (``.gml``), read with networkx's parser when networkx is installed: labels from the
+  nodes' ``label`` (else their ``id``), parallel edges kept, weights from an edge attribute
+  (``weight=`` names it; default ``weight``, else ``value``).
 * **METIS** (``.graph .metis``): first line ``n m [fmt [ncon]]``; line i+1 lists the
   1-based neighbours of vertex i (an empty line is an isolated vertex); ``%`` lines are
   comments.  All of fmt's digits are supported: vertex sizes and the ncon vertex weights
@@ -59,9 +65,18 @@ the bytes available.  Edge-list ids allocate nothing by their value: they are co
 an id of 3000000000 is as cheap as 3.  NaN and infinite weights are read as they are;
 :func:`check_weights` tells whether a measure can use them.
 
+Weights as users have them: ``read_graph(path, weight="distance")`` reads an edge list's header
+column ``distance`` (or a GML edge attribute) as the weights.  Parallel arcs (a pair listed more
+than once, an undirected edge listed both ways) are kept as listed in the :class:`GraphData`;
+:meth:`GraphData.to_matrix` merges them with ``dup`` (:mod:`spla.merge`): the default ``"last"``
+keeps the last listed weight, ``dup="min"`` each pair's shortest arc, the matrix the weighted
+shortest-path measures want (networkx's shortest paths take the minimum over a multigraph's
+parallel edges too); :meth:`GraphData.parallel_arcs` counts the pairs merged.
+
 Modules: :mod:`~spla.io.reader` (:func:`read_graph`), :mod:`~spla.io.files` (opening,
 decompressing, telling the format), :mod:`~spla.io.mtx`, :mod:`~spla.io.metis`,
-:mod:`~spla.io.edgelist` and :mod:`~spla.io.edgelist_csv` (the formats),
+:mod:`~spla.io.dimacs`, :mod:`~spla.io.gml`, :mod:`~spla.io.edgelist` and
+:mod:`~spla.io.edgelist_csv` (the formats), :mod:`~spla.io.columns` (a named weight column),
 :mod:`~spla.io.headers` (header rows), :mod:`~spla.io.tokens` and :mod:`~spla.io.fields`
 (tokenising and splitting lines), :mod:`~spla.io.labels` (vertex labels to ids),
 :mod:`~spla.io.graphdata` (the result and the errors).

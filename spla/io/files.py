@@ -27,20 +27,23 @@ FORMATS = {
     "edgelist": "edgelist", "edges": "edgelist", "edge-list": "edgelist", "txt": "edgelist",
     "csv": "edgelist", "tsv": "edgelist", "snap": "edgelist", "konect": "edgelist",
     "metis": "metis", "graph": "metis",
+    "dimacs": "dimacs", "gr": "dimacs",
+    "gml": "gml",
 }
 _EXTENSIONS = {
     ".mtx": "mtx", ".mm": "mtx",
     ".graph": "metis", ".metis": "metis",
     ".txt": "edgelist", ".tsv": "edgelist", ".csv": "edgelist", ".edges": "edgelist",
     ".el": "edgelist", ".edgelist": "edgelist", ".dat": "edgelist",
+    ".gr": "dimacs", ".gml": "gml",
 }
 _COMPRESSION_SUFFIXES = (".gz", ".gzip", ".bz2", ".xz")
-SUPPORTED = ("Matrix Market (.mtx), METIS (.graph, .metis) and edge lists "
-             "(.txt, .tsv, .csv, .edges, .el, .edgelist, .dat), optionally .gz/.bz2/.xz compressed")
+SUPPORTED = ("Matrix Market (.mtx), METIS (.graph, .metis), DIMACS shortest-path (.gr), GML (.gml, with networkx) "
+             "and edge lists (.txt, .tsv, .csv, .edges, .el, .edgelist, .dat), optionally .gz/.bz2/.xz compressed")
 
 
 def detect_format(path, head: bytes = b"") -> str:
-    """The format of ``path`` ("mtx", "edgelist", "metis") from its name, else from ``head``.
+    """The format of ``path`` ("mtx", "edgelist", "metis", "dimacs", "gml") from its name, else from ``head``.
 
     ``head`` is the start of the decompressed content; a ``%%MatrixMarket`` banner wins
     over any extension.  Raises :class:`GraphFormatError` when neither tells.
@@ -58,7 +61,7 @@ def detect_format(path, head: bytes = b"") -> str:
     shown = f"extension '{ext}'" if ext else "no extension"
     raise GraphFormatError(f"{path}: unknown graph format ({shown}, and no %%MatrixMarket banner); "
                            f"supported: {SUPPORTED}; or name the format with --format "
-                           f"mtx|edgelist|metis")
+                           f"mtx|edgelist|metis|dimacs|gml")
 
 
 def _read_bytes(path) -> bytes:
@@ -137,6 +140,6 @@ def load(path, format=None):
     else:
         key = str(format).lower()
         if key not in FORMATS:
-            raise GraphFormatError(f"unknown format {format!r}; use 'mtx', 'edgelist' or 'metis'")
+            raise GraphFormatError(f"unknown format {format!r}; use 'mtx', 'edgelist', 'metis', 'dimacs' or 'gml'")
         fmt = FORMATS[key]
     return raw, path, fmt

@@ -42,7 +42,8 @@ def too_large(nbytes: int, what: str, remedy: str) -> GraphTooLarge:
     return memory.insufficient(nbytes, "cpu", what=what, remedy=remedy, error=GraphTooLarge)
 
 
-_FORMAT_TITLE = {"mtx": "Matrix Market", "edgelist": "edge list", "metis": "METIS"}
+_FORMAT_TITLE = {"mtx": "Matrix Market", "edgelist": "edge list", "metis": "METIS", "dimacs": "DIMACS shortest-path",
+                 "gml": "GML"}
 
 
 @dataclass
@@ -62,17 +63,19 @@ class GraphData:
         Number of vertices (for Matrix Market and METIS the declared size, so isolated
         vertices count; for edge lists the number of distinct labels).
     labels : array (n,)
-        The file's vertex label of each compact id: int64 1..n for Matrix Market and METIS,
-        the integer labels in increasing order or the string labels in order of first
-        appearance for edge lists (bytes that are not UTF-8 decoded with ``surrogateescape``).
+        The file's vertex label of each compact id: int64 1..n for Matrix Market, METIS and
+        DIMACS, the integer labels in increasing order or the string labels in order of first
+        appearance for edge lists (bytes that are not UTF-8 decoded with ``surrogateescape``),
+        the nodes' ``label`` strings (else their ids) in node order for GML.
     directed : bool
         The decision made, and ``directed_reason`` says why.
     self_loops : int
         Number of distinct vertices with a self-loop.
     path, format : str
-        The file and its format ("mtx", "edgelist" or "metis").
+        The file and its format ("mtx", "edgelist", "metis", "dimacs" or "gml").
     lines : int64 array (m,) or None
-        The 1-based file line of each arc, for messages such as :func:`check_weights`'.
+        The 1-based file line of each arc, for messages such as :func:`check_weights`' (None for
+        GML, whose parser gives no lines).
     notes : list of str
         Things the reader decided that a user may want to know (header skipped, a
         non-numeric column ignored, ...).
@@ -124,17 +127,64 @@ class GraphData:
         sel = order[last]
         return src[sel], dst[sel], w[sel]
 
-    def to_matrix(self, device="auto", drop_self_loops: bool = False, weighted: bool = True):
+    def to_matrix(self, device="auto", drop_self_loops: bool = False, weighted: bool = True, *, dup="last"):
         """A :class:`spla.Matrix` of this graph (n x n, arc i -> j is entry (i, j)).
 
-        Duplicates are merged first (last weight wins, see :meth:`edges`), so weights of
-        edges listed in both directions are not doubled.  ``weighted=False`` (or an
-        unweighted file) gives a pattern-only matrix.
+        A pair's listings (parallel arcs, and an undirected edge listed in both directions) become
+        one entry, their weights merged with ``dup`` (:mod:`spla.merge`): ``"last"`` (the default:
+        the last listed wins, see :meth:`edges`, as adding the edges one by one to a networkx
+        Graph does), ``"min"`` (the shortest arc: what the weighted path measures want, and what
+        networkx's shortest paths use on a multigraph), ``"max"``, ``"first"`` or ``"plus"``
+        (summed, as networkx's ``to_scipy_sparse_array`` of a multigraph).  ``weighted=False``
+        (or an unweighted file) gives a pattern-only matrix.
         """
         from ..matrix import Matrix
+        from ..merge import check_dup
 
-        src, dst, w = self.edges(drop_self_loops=drop_self_loops, weighted=weighted)
-        return Matrix.from_edges(src, dst, n=self.n, values=w, directed=self.directed, device=device)
+        check_dup(dup)
+        if dup == "last" or not weighted or self.weights is None:
+            src, dst, w = self.edges(drop_self_loops=drop_self_loops, weighted=weighted)
+        else:
+            src, dst, w = self.src, self.dst, self.weights
+            if drop_self_loops:
+                keep = src != dst
+                src, dst, w = src[keep], dst[keep], w[keep]
+        return Matrix.from_edges(src, dst, n=self.n, values=w, directed=self.directed, device=device, dup=dup)
+
+    def parallel_arcs(self):
+        """``(pairs, differing)``: the number of vertex pairs (self-loops aside) whose arcs the matrix
+        merges, and how many of them had different weights (0 when unweighted).
+
+        A directed pair (u, v) counts when it is listed more than once; an undirected pair {u, v}
+        when one of its directions is listed more than once, or its listings' weights differ (an
+        edge listed once each way, as METIS lists every edge, is one edge, not two)."""
+        keep = self.src != self.dst
+        src, dst = self.src[keep], self.dst[keep]
+        w = None if self.weights is None else self.weights[keep]
+        if src.size == 0:
+            return 0, 0
+        n = max(int(self.n), 1)
+        ordered = pair_keys(src, dst, n)
+        key = ordered if self.directed else pair_keys(np.minimum(src, dst), np.maximum(src, dst), n)
+        if key.dtype.names is None:
+            order = np.lexsort((ordered, key))
+        else:  # past 2**32 vertices the keys are (src, dst) records: sort by the pair, then by direction
+            both = np.empty(key.size, dtype=[("k", key.dtype), ("o", ordered.dtype)])
+            both["k"], both["o"] = key, ordered
+            order = np.argsort(both, kind="stable")
+        k, o = key[order], ordered[order]
+        start = np.ones(k.size, dtype=bool)
+        start[1:] = k[1:] != k[:-1]
+        repeat = np.zeros(k.size, dtype=bool)
+        repeat[1:] = ~start[1:] & (o[1:] == o[:-1])  # the same direction again (ordered keys sorted in a pair)
+        group = np.cumsum(start) - 1
+        parallel = np.zeros(int(group[-1]) + 1, dtype=bool)
+        parallel[group[repeat]] = True
+        differing = np.zeros_like(parallel)
+        if w is not None:
+            ws, starts = w[order], np.flatnonzero(start)
+            differing = np.minimum.reduceat(ws, starts) != np.maximum.reduceat(ws, starts)
+        return int((parallel | differing).sum()), int(differing.sum())
 
 
 def pair_keys(src, dst, n: int):
