@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from . import (bc_all, bc_cpu, bc_single, closeness, daccer, nx_backend, pagerank, shortness, spmv, sriram,
-               triangles, yin)
+               triangles, weighted, yin)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ SECTIONS = (
     Section(nx_backend, 0.06, "networkx through the spla backend: betweenness and PageRank"),
     Section(bc_cpu, 0.10, "Exact betweenness on the CPU vs igraph and NetworKit"),
     Section(triangles, 0.06, "Triangle counting by masked SpGEMM vs cuSPARSE and SuiteSparse:GraphBLAS"),
+    Section(weighted, 0.08, "Weighted betweenness, closeness and shortest paths vs NetworKit and SciPy"),
 )
 
 #: the sections ``python -m benchmarks --cpu`` runs (on the CPU): the laptop comparisons
