@@ -1,0 +1,408 @@
+"""Weighted shortest paths on the GPU: distances, path counts and Brandes dependencies of blocks of
+sources (the GPU twin of ``spla.backends.cpu_sssp``; ``spla.paths`` dispatches here for a GPU matrix).
+
+Definition (arc u -> v for each stored A[u, v]; lengths w(u, v) = A[u, v] as float64, every length 1
+on a pattern-only matrix; self-loops lie on no shortest path)::
+
+    d(s) = 0;   d(v) = min over arcs u -> v of fl(d(u) + w(u, v))    (one float64 add per arc, in path order)
+    tight arc u -> v:  u != v and fl(d(u) + w(u, v)) == d(v)          (exact float equality)
+    h(s) = 0;   h(v) = min over tight arcs u -> v of h(u) + 1          (fewest arcs among the shortest paths)
+    DAG arc:    a tight arc u -> v with d(u) < d(v), or with d(u) == d(v) and h(u) < h(v)
+    σ(s) = 1;   σ(v) = Σ_{DAG arcs u -> v} σ(u)
+    δ(v) = Σ_{DAG arcs v -> w} σ(v)/σ(w) · (1 + δ(w))
+    arc sum on DAG arc v -> w: σ(v)/σ(w) · (1 + δ(w))    (0 on other arcs)
+
+The h rule orders the vertices a zero-length arc (or one absorbed by rounding) joins at equal
+distance, so the DAG stays acyclic; without such arcs it is networkx's weighted shortest-path DAG.
+
+A block of k sources is held as vertex-major (n, k) arrays (entry (v, s) at v*k + s) and runs four
+phases of ``spla/kernels/sssp.cuh``, each a sequence of rounds over a list of entries that the
+previous round built on the device (the host reads the list's length, three counters, per round):
+
+1. distances (``spla_sssp_relax``): Bellman-Ford with an active-entry frontier, each round relaxing
+   the out-arcs of the entries whose d changed, with atomicMin on the float64 bits; with a finite
+   bucket width Δ (:func:`bucket_width`, the frontier policy) it is delta-stepping: an entry at
+   d >= the current bound waits in a far list until the near list empties, then the bound moves one
+   bucket past the smallest waiting d;
+2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round;
+3. σ (``spla_sssp_dag_count``, then ``spla_sssp_sigma``): Kahn's topological sweep of the DAG, an
+   entry entering its level (the longest DAG path to it, in arcs) when its last DAG in-arc is
+   counted; the levels stay in one queue of the block's reached entries;
+4. δ (``spla_sssp_delta``): the levels deepest first, each entry pulling from its DAG out-arcs; with
+   ``edges``, ``spla_sssp_arc_sums`` adds every arc's sum over the block in A's CSC order.
+
+Each phase touches an entry's arcs once per time the entry is listed: once in phases 2 to 4, once
+per change of d in phase 1.  The (n, k) sweeps (DAG counts, arc sums, the sums over sources) read
+every entry once.
+
+σ is counted in float64 without rescaling: a block whose σ passes float64's range (about 1.8e308
+shortest paths to one vertex, reachable on lattices of hundreds of rows with equal lengths) raises
+``KernelUnavailable`` from :func:`dependencies`, and :func:`shortest_paths` returns inf for such
+counts.  Sums over sources are formed by CuPy's reductions, in another order than the CPU's.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+
+import numpy as np
+
+from ... import memory as _memory
+from ... import tuning as _tuning
+from ...device import HostCopy, any_true, gpu_index
+from ...errors import KernelUnavailable
+from ...matrix import declare_cache
+from ...weights import check_lengths
+from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
+from .frontier import frontier_group
+from .launch import resident_blocks
+
+__all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
+           "SSSP_SOURCE", "KERNEL_KEYS"]
+
+KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums")
+#: the kernels over entry lists, templated on the flat index type too
+LIST_KERNELS = ("relax", "hops", "sigma", "delta")
+
+#: device bytes per vertex and source of a block, beyond its entry lists ((n, k) arrays, reductions'
+#: temporaries), and the entry lists a phase holds at once
+DIST_BYTES_PER_ENTRY, DIST_LISTS = 8 + 8 + 17, 4          # dist, mark, far_mark; sums' terms and masks
+DEPS_BYTES_PER_ENTRY, DEPS_LISTS = 8 + 4 + 4 + 8 + 8 + 9, 3  # dist, hops, count, σ, δ; endpoints' mask
+
+SETUP_KEY = declare_cache("gpu_sssp_setup", "the weighted searches' arcs on the GPU (out-arcs, in-arcs, "
+                                            "float64 lengths in each order, index type)")
+
+_UINT64_INF = np.uint64(np.array(np.inf).view(np.uint64))
+
+
+def sssp_name_expressions(flat_dtype, index_dtype, unit):
+    """{kernel key: NVRTC name expression} of the six kernels for one (flat index type of the entries,
+    matrix index type, every length 1)."""
+    q = INDEX_TYPES[np.dtype(flat_dtype)]
+    i = INDEX_TYPES[np.dtype(index_dtype)]
+    u = "true" if unit else "false"
+    return {key: f"spla_sssp_{key}<{q}, {i}, {u}>" if key in LIST_KERNELS else f"spla_sssp_{key}<{i}, {u}>"
+            for key in KERNEL_KEYS}
+
+
+@functools.lru_cache(maxsize=None)
+def _module(flat_str, index_str, unit, device_id):
+    cp = load_cupy()
+    names = sssp_name_expressions(flat_str, index_str, unit)
+    with cp.cuda.Device(device_id):
+        mod = cp.RawModule(code=source(str(SSSP_SOURCE)), options=NVRTC_OPTIONS,
+                           name_expressions=list(names.values()))
+        return {key: mod.get_function(expr) for key, expr in names.items()}
+
+
+class _Arcs:
+    """A's arcs as the kernels read them: out-arcs (CSC of A.T) and in-arcs (CSC of A), lengths in
+    each order (a one-element placeholder when every length is 1), one index type."""
+
+    def __init__(self, A):
+        cp = load_cupy()
+        At = A.T
+        self.n = A.shape[0]
+        self.nnz = A.nnz
+        idx = max(A.index_dtype, At.index_dtype, key=lambda d: d.itemsize)
+        cast = (lambda a: a.astype(idx, copy=False))
+        ilen = check_lengths(A)
+        self.unit = ilen is None
+        one = cp.ones(1, dtype=np.float64)
+        self.icolptr, self.irowidx = cast(A.colptr), cast(A.rowidx)
+        self.ocolptr, self.orowidx = cast(At.colptr), cast(At.rowidx)
+        self.ilen = one if self.unit else ilen
+        self.olen = one if self.unit else check_lengths(At)
+        self.mean_length = 1.0 if self.unit else (float(ilen.mean()) if ilen.size else 0.0)
+        self.index_dtype = idx
+        self.device_id = cp.cuda.Device().id
+        self.grid_cap = resident_blocks(self.device_id)
+
+
+class _Block:
+    """One block of k sources: the kernels for its flat index type and the launches over its lists."""
+
+    def __init__(self, S, src_block, cp):
+        self.S, self.cp = S, cp
+        self.src = np.asarray(src_block, dtype=np.int64)
+        self.k = k = len(src_block)
+        self.n = S.n
+        self.size = S.n * k
+        self.flat = flat_dtype(S.n, k)
+        self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
+        self.G = frontier_group(S.nnz / max(S.n, 1))  # lanes per listed entry (the frontiers' rule)
+        self.Gs = group_lanes(k)        # lanes per vertex of the vertex kernels
+        self.ctr = cp.zeros(3, dtype=np.uint64)  # next count, far count, far_min (float64 bits)
+        self.host = HostCopy(self.ctr)
+
+    def entries(self):
+        """The flat indices (v, s) = v*k + s of the sources, sorted (host NumPy)."""
+        return np.sort(self.src * self.k + np.arange(self.k)).astype(self.flat)
+
+    def buffer(self):
+        return self.cp.empty(max(self.size, 1), dtype=self.flat)
+
+    def launch(self, key, nitems, lanes, args):
+        blocks = int(max(1, min(self.S.grid_cap, -(-int(nitems) * lanes // BLOCK))))
+        self.funcs[key]((blocks,), (BLOCK,), args)
+
+    def reset(self, far=True):
+        if far:
+            self.ctr[:] = self.cp.asarray(np.array([0, 0, _UINT64_INF], dtype=np.uint64))
+        else:
+            self.ctr[0:1] = 0
+
+    def read(self):
+        c = self.host.read()
+        return int(c[0]), int(c[1]), float(np.array(c[2], dtype=np.uint64).view(np.float64))
+
+
+def flat_dtype(n, k):
+    """The entries' flat index type: int32 while n*k < 2^31, else int64."""
+    return np.dtype(np.int32) if int(n) * int(k) < 2 ** 31 - 1 else np.dtype(np.int64)
+
+
+def _arcs(A):
+    return A.cached(SETUP_KEY, lambda: _Arcs(A))
+
+
+def group_lanes(k):
+    """Lanes per vertex of the vertex kernels: the power of two at or above k, at most 32 (lane g owns
+    the sources g, g + G, ...)."""
+    return int(min(32, 1 << max(0, int(k) - 1).bit_length()))
+
+
+def bucket_width(mean_length, t=None):
+    """Δ, the bucket width of the distance search (the frontier policy): the tuning's sssp_delta times
+    the mean arc length; inf (Bellman-Ford: one bucket) when sssp_delta is None or every length is 0."""
+    t = _tuning.current() if t is None else t
+    if t.sssp_delta is None or not mean_length > 0:
+        return math.inf
+    return float(t.sssp_delta) * float(mean_length)
+
+
+def _distances(B):
+    """dist (n, k) float64 of the block's sources (inf: unreached)."""
+    S, cp, k = B.S, B.cp, B.k
+    i64, i32, u64, f64 = np.int64, np.int32, np.uint64, np.float64
+    dist = cp.full((B.n, k), np.inf, dtype=np.float64)
+    dist[cp.asarray(B.src), cp.arange(k)] = 0.0
+    mark = cp.zeros((B.n, k), dtype=np.int32)
+    far_mark = cp.zeros((B.n, k), dtype=np.int32)
+    first = B.entries()
+    cur, nxt, far, spare = B.buffer(), B.buffer(), B.buffer(), B.buffer()
+    cur[:first.size] = cp.asarray(first)
+    ncur = int(first.size)
+    width = bucket_width(S.mean_length)
+    bound = width  # every source starts at d = 0 < bound
+    tag, far_tag, rounds, cap = 0, 1, 0, u64(B.size)
+    B.reset()
+    while True:
+        tag += 1
+        # dist<d < bound> = min(dist, dist(listed) min.plus A): relax the listed entries' out-arcs
+        B.launch("relax", ncur, B.G, (S.ocolptr, S.orowidx, S.olen, cur, i64(ncur), i64(k), i32(B.G), dist, f64(bound),
+                                      nxt, B.ctr[0:1], cap, mark, i32(tag), far, B.ctr[1:2], far_mark, i32(far_tag),
+                                      B.ctr[2:3]))
+        rounds += 1
+        nnext, nfar, far_min = B.read()
+        if nnext:
+            cur, nxt, ncur = nxt, cur, nnext
+            B.reset(far=False)
+            continue
+        if nfar == 0:
+            break
+        # the near list is empty: the bound moves one bucket past the smallest waiting distance (at
+        # least past it, where a bucket is below its rounding step)
+        bound = max(max(bound, far_min) + width, float(np.nextafter(far_min, np.inf)))
+        cur, far, spare, ncur = far, spare, cur, nfar
+        far_tag += 1
+        B.reset()
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("gpu sssp: distances of %d sources in %d rounds (bucket width %g)", k, rounds, width)
+    return dist
+
+
+def _hops(B, dist):
+    """h (n, k) int32: the fewest arcs among the shortest paths (-1: unreached)."""
+    S, cp, k = B.S, B.cp, B.k
+    hops = cp.full((B.n, k), -1, dtype=np.int32)
+    hops[cp.asarray(B.src), cp.arange(k)] = 0
+    first = B.entries()
+    cur, nxt = B.buffer(), B.buffer()
+    cur[:first.size] = cp.asarray(first)
+    ncur, t = int(first.size), 0
+    while ncur:
+        B.reset(far=False)
+        # hops<tight, hops == -1> = t + 1 over the out-arcs of level t
+        B.launch("hops", ncur, B.G, (S.ocolptr, S.orowidx, S.olen, cur, np.int64(ncur), np.int64(k), np.int32(B.G),
+                                     dist, hops, np.int32(t), nxt, B.ctr[0:1], np.uint64(B.size)))
+        ncur = B.read()[0]
+        cur, nxt, t = nxt, cur, t + 1
+    return hops
+
+
+def _sigma(B, dist, hops):
+    """(σ (n, k) float64, the levels of Kahn's sweep as (queue, [(start, count)])): level t's
+    entries are queue[start : start + count]."""
+    S, cp, k = B.S, B.cp, B.k
+    i64, i32 = np.int64, np.int32
+    count = cp.empty((B.n, k), dtype=np.int32)
+    # count(w) = Σ_{u -> w} [DAG arc]                                 (a pull over every in-arc)
+    B.launch("dag_count", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, i64(B.n), i64(k), i32(B.Gs), dist, hops, count))
+    sigma = cp.zeros((B.n, k), dtype=np.float64)
+    sigma[cp.asarray(B.src), cp.arange(k)] = 1.0
+    first = B.entries()
+    queue = B.buffer()  # each reached entry enters exactly one level
+    queue[:first.size] = cp.asarray(first)
+    levels = [(0, int(first.size))]
+    while True:
+        start, cnt = levels[-1]
+        end = start + cnt
+        B.reset(far=False)
+        # σ(w) += σ(v) over the DAG arcs out of the level; count(w) -= 1; w joins the next level at 0
+        B.launch("sigma", cnt, B.G, (S.ocolptr, S.orowidx, S.olen, queue[start:], i64(cnt), i64(k), i32(B.G), dist,
+                                     hops, count, sigma, queue[end:], B.ctr[0:1], np.uint64(max(B.size - end, 0))))
+        got = B.read()[0]
+        if got == 0:
+            break
+        levels.append((end, got))
+    return sigma, (queue, levels)
+
+
+def _delta(B, dist, hops, sigma, lists):
+    """δ (n, k) float64, the levels swept deepest first."""
+    S, cp, k = B.S, B.cp, B.k
+    queue, levels = lists
+    delta = cp.zeros((B.n, k), dtype=np.float64)
+    for start, cnt in reversed(levels):
+        # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on the level          (a pull over out-arcs)
+        B.launch("delta", cnt, B.G, (S.ocolptr, S.orowidx, S.olen, queue[start:], np.int64(cnt), np.int64(k),
+                                     np.int32(B.G), dist, hops, sigma, delta))
+    return delta
+
+
+def _blocks(A, S, src, per_entry, lists):
+    """The sources cut into blocks that fit the device (the tuning's memory_fraction of what is free,
+    at most sssp_max_batch each): ``per_entry`` bytes per vertex and source, and ``lists`` entry
+    lists of n*k flat indices (sized as int64)."""
+    t = _tuning.current()
+    n = max(S.n, 1)
+    need = per_entry + 8 * lists
+    _memory.require(n * need, A.device, what=f"a weighted shortest-path search of one source over {n:,} vertices",
+                    remedy="free device memory, or run on device='cpu'")
+    free = _memory.available_bytes(A.device) or 0
+    k = int(max(1, min(len(src), t.sssp_max_batch, int(free * t.memory_fraction) // (n * need))))
+    return [src[i:i + k] for i in range(0, len(src), k)]
+
+
+def _check_sigma(sigma):
+    if any_true(sigma == np.inf):
+        raise KernelUnavailable(
+            "the GPU's weighted dependencies count shortest paths in float64, and a vertex here has more than "
+            "float64 holds (about 1.8e308 shortest paths): run them on device='cpu', which rescales the counts")
+
+
+def dependencies(A, src, *, edges, endpoints):
+    """Σ over the sources ``src`` (NumPy int64, checked) of the weighted Brandes sums of the module's
+    definition: a CuPy float64 (n,) per vertex, or with ``edges`` (nnz,) per arc in A's CSC order;
+    ``endpoints`` (vertex sums only) adds [s reaches v, v != s] and, at v = s, r_s - 1."""
+    cp = load_cupy()
+    n = A.shape[0]
+    with cp.cuda.Device(_device_id(A)):
+        acc = cp.zeros(A.nnz if edges else n, dtype=np.float64)
+        src = np.asarray(src, dtype=np.int64)
+        if src.size == 0 or n == 0:
+            return acc
+        S = _arcs(A)
+        for block in _blocks(A, S, src, DEPS_BYTES_PER_ENTRY, DEPS_LISTS):
+            B = _Block(S, block, cp)
+            dist = _distances(B)
+            hops = _hops(B, dist)
+            sigma, lists = _sigma(B, dist, hops)
+            _check_sigma(sigma)
+            delta = _delta(B, dist, hops, sigma, lists)
+            del lists
+            if edges:
+                # acc[p] += Σ_s σ(u)/σ(w) (1 + δ(w)) on every DAG arc p = u -> w
+                B.launch("arc_sums", n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(n), np.int64(B.k),
+                                               np.int32(B.Gs), dist, hops, sigma, delta, acc))
+                continue
+            b_dev, cols = cp.asarray(block), cp.arange(B.k)
+            delta[b_dev, cols] = 0.0  # a source's own dependency is not betweenness
+            acc += delta.sum(axis=1)
+            if endpoints:
+                reached = (dist != np.inf).astype(np.float64)
+                r = reached.sum(axis=0)  # r_s, the source itself included
+                acc += reached.sum(axis=1)
+                acc += cp.bincount(b_dev, weights=r - 2.0, minlength=n)  # at v = s: -1 (itself) + r_s - 1
+    return acc
+
+
+def distance_sums(A, src, *, outgoing):
+    """(Σ d, pairs counted, Σ 1/d over d > 0) of the weighted distances of the sources ``src``: CuPy
+    float64, int64, float64 arrays (n,).  outgoing=False: for every vertex t over the sources that
+    reach it; True: for every source over the vertices it reaches (0 at vertices that are not
+    sources; a source listed twice counts twice).  A pair's vertex itself is counted (d = 0)."""
+    cp = load_cupy()
+    n = A.shape[0]
+    with cp.cuda.Device(_device_id(A)):
+        dsum = cp.zeros(n, dtype=np.float64)
+        reach = cp.zeros(n, dtype=np.int64)
+        harm = cp.zeros(n, dtype=np.float64)
+        src = np.asarray(src, dtype=np.int64)
+        if src.size == 0 or n == 0:
+            return dsum, reach, harm
+        S = _arcs(A)
+        axis = 0 if outgoing else 1
+        for block in _blocks(A, S, src, DIST_BYTES_PER_ENTRY, DIST_LISTS):
+            dist = _distances(_Block(S, block, cp))
+            fin = dist != np.inf
+            d = cp.where(fin, dist, 0.0).sum(axis=axis)
+            c = fin.astype(np.int64).sum(axis=axis)
+            with np.errstate(divide="ignore"):
+                h = cp.where(fin & (dist > 0), 1.0 / dist, 0.0).sum(axis=axis)
+            del dist, fin
+            if outgoing:
+                b_dev = cp.asarray(block)
+                dsum += cp.bincount(b_dev, weights=d, minlength=n)
+                reach += cp.bincount(b_dev, weights=c.astype(np.float64), minlength=n).astype(np.int64)
+                harm += cp.bincount(b_dev, weights=h, minlength=n)
+            else:
+                dsum += d
+                reach += c
+                harm += h
+    return dsum, reach, harm
+
+
+def shortest_paths(A, src, *, counts):
+    """(dist (k, n), σ (k, n) or None): CuPy float64 arrays, row i for source ``src[i]``; dist inf and σ 0
+    where unreached; σ inf where the count passes float64's range."""
+    cp = load_cupy()
+    n = A.shape[0]
+    src = np.asarray(src, dtype=np.int64)
+    with cp.cuda.Device(_device_id(A)):
+        dist_out = cp.empty((src.size, n), dtype=np.float64)
+        sigma_out = cp.empty((src.size, n), dtype=np.float64) if counts else None
+        if src.size == 0 or n == 0:
+            return dist_out, sigma_out
+        S = _arcs(A)
+        at = 0
+        sizes = (DEPS_BYTES_PER_ENTRY, DEPS_LISTS) if counts else (DIST_BYTES_PER_ENTRY, DIST_LISTS)
+        for block in _blocks(A, S, src, *sizes):
+            B = _Block(S, block, cp)
+            dist = _distances(B)
+            dist_out[at:at + B.k] = dist.T
+            if counts:
+                hops = _hops(B, dist)
+                sigma, lists = _sigma(B, dist, hops)
+                sigma_out[at:at + B.k] = sigma.T
+                del hops, sigma, lists
+            del dist
+            at += B.k
+    return dist_out, sigma_out
+
+
+def _device_id(A):
+    return gpu_index(A.device) if ":" in A.device else 0
