@@ -136,6 +136,7 @@ class _Block:
         self.Gs = group_lanes(k)        # lanes per vertex of the vertex kernels
         self.ctr = cp.zeros(3, dtype=np.uint64)  # next count, far count, far_min (float64 bits)
         self.host = HostCopy(self.ctr)
+        self.stats = {}  # the distance search's rounds, buckets and relaxed entries (probes read them)
 
     def entries(self):
         """The flat indices (v, s) = v*k + s of the sources, sorted (host NumPy)."""
@@ -197,7 +198,7 @@ def _distances(B):
     ncur = int(first.size)
     width = bucket_width(S.mean_length)
     bound = width  # every source starts at d = 0 < bound
-    tag, far_tag, rounds, cap = 0, 1, 0, u64(B.size)
+    tag, far_tag, rounds, listed, cap = 0, 1, 0, 0, u64(B.size)
     B.reset()
     while True:
         tag += 1
@@ -206,6 +207,7 @@ def _distances(B):
                                       nxt, B.ctr[0:1], cap, mark, i32(tag), far, B.ctr[1:2], far_mark, i32(far_tag),
                                       B.ctr[2:3]))
         rounds += 1
+        listed += ncur
         nnext, nfar, far_min = B.read()
         if nnext:
             cur, nxt, ncur = nxt, cur, nnext
@@ -219,8 +221,10 @@ def _distances(B):
         cur, far, spare, ncur = far, spare, cur, nfar
         far_tag += 1
         B.reset()
+    B.stats = {"rounds": rounds, "epochs": far_tag, "listed": listed}
     if log.isEnabledFor(logging.DEBUG):
-        log.debug("gpu sssp: distances of %d sources in %d rounds (bucket width %g)", k, rounds, width)
+        log.debug("gpu sssp: distances of %d sources in %d rounds, %d buckets, %d entries relaxed (bucket width %g)",
+                  k, rounds, far_tag, listed, width)
     return dist
 
 
