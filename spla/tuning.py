@@ -202,6 +202,8 @@ class Tuning:
                                         "bucket width of the GPU's weighted distance search (delta-stepping), in "
                                         "mean arc lengths; None: Bellman-Ford with an active-vertex frontier")
     sssp_max_batch: int = _tunable(4096, _positive_int, "most sources in a block of the GPU's weighted searches")
+    sssp_rounds_per_read: int = _tunable(8, _positive_int,
+                                         "rounds of the GPU's weighted searches launched per read of their list lengths")
 
     # ---- kernel choice (the scale-free metric and its exceptions)
     vector_scf: float = _tunable(1000.0, _non_negative, "scale-free metric from which one-vector products use veCSC")

@@ -271,7 +271,8 @@ def _relax(unit):
         ocp, ori, olen, lst, nlist, k, _G, dist, bound, nxt, ncount, _cap, mark, tag, far, fcount, fmark, ftag, \
             fmin = a
         k, d, mk, fm = int(k), dist.reshape(-1), mark.reshape(-1), fmark.reshape(-1)
-        for i in _order(nlist):
+        assert int(ncount[0]) == 0
+        for i in _order(nlist[0]):
             q = int(lst[i])
             v, s = _entry(q, k)
             dv = float(d[q])
@@ -296,7 +297,8 @@ def _hops(unit):
     def run(_grid, _block, a):
         ocp, ori, olen, lst, nlist, k, _G, dist, hops, t, nxt, ncount, _cap = a
         k, d, h = int(k), dist.reshape(-1), hops.reshape(-1)
-        for i in _order(nlist):
+        assert int(ncount[0]) == 0
+        for i in _order(nlist[0]):
             q = int(lst[i])
             v, s = _entry(q, k)
             assert h[q] == t
@@ -333,9 +335,13 @@ def _dag_count(unit):
 
 def _sigma(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, lst, nlist, k, _G, dist, hops, count, sigma, nxt, ncount, cap = a
-        k = int(k)
+        ocp, ori, olen, queue, cap, start, levels, t, k, _G, dist, hops, count, sigma = a
+        k, t = int(k), int(t)
         d, h, c, sg = (x.reshape(-1) for x in (dist, hops, count, sigma))
+        lo, nlist = int(start[t]), int(levels[t])
+        start[t + 1] = lo + nlist
+        assert int(levels[t + 1]) == 0
+        lst, nxt, ncount = queue[lo:], queue[lo + nlist:], levels[t + 1:t + 2]
         for i in _order(nlist):
             q = int(lst[i])
             v, s = _entry(q, k)
@@ -346,17 +352,18 @@ def _sigma(unit):
                     sg[r] += sg[q]
                     c[r] -= 1
                     if c[r] == 0:
-                        assert int(ncount[0]) < int(cap)
+                        assert lo + nlist + int(ncount[0]) < int(cap)
                         _append(r, nxt, ncount)
     return run
 
 
 def _delta(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, lst, nlist, k, _G, dist, hops, sigma, delta = a
-        k = int(k)
+        ocp, ori, olen, queue, start, levels, t, k, _G, dist, hops, sigma, delta = a
+        k, t = int(k), int(t)
         d, h, sg, dl = (x.reshape(-1) for x in (dist, hops, sigma, delta))
-        for i in _order(nlist):
+        lst = queue[int(start[t]):]
+        for i in _order(levels[t]):
             q = int(lst[i])
             v, s = _entry(q, k)
             acc = 0.0
@@ -412,6 +419,10 @@ class _FakeCupy:
     def __getattr__(self, name):
         return getattr(np, name)
 
+    @staticmethod
+    def asnumpy(x):
+        return np.asarray(x)
+
     def __repr__(self):
         return "<NumPy as CuPy>"
 
@@ -428,12 +439,13 @@ def emulated(monkeypatch):
 
 
 @settings(max_examples=40)
-@given(weighted_graphs(), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 2.0]), st.sampled_from([1, 3, 64]))
-def test_emulated_kernels_match_the_definition(emulated, g, seed, delta, batch):
+@given(weighted_graphs(), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 2.0]), st.sampled_from([1, 3, 64]),
+       st.sampled_from([1, 2, 3, 8]))
+def test_emulated_kernels_match_the_definition(emulated, g, seed, delta, batch, per_read):
     n, arcs, directed, pattern = g
     A = build(n, arcs, directed, pattern=pattern)
     src = _sources(n, random.Random(seed))
-    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch):
+    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch, sssp_rounds_per_read=per_read):
         _check_all(A, src, np.asarray)
 
 

@@ -18,11 +18,14 @@
 //   orowidx, olen) and in-arcs as the CSC of A (column w lists the tails u of the arcs u -> w:
 //   icolptr, irowidx, ilen); lengths are float64 in each array's order, never read when UNIT (every
 //   length 1: a pattern-only matrix).
-// Entry lists: the rounds of spla_sssp_relax, spla_sssp_hops, spla_sssp_sigma and spla_sssp_delta
-//   each work on a list of entries q (list, nlist) and append the next round's entries to another
-//   (next, *next_count, at most cap of them), warp-aggregated.  An entry enters a list at most once:
-//   relax swaps the list's tag into mark[q] (tags are never reused, so marks need no clearing), hops
-//   claims h by atomicCAS, sigma lists an entry when its last DAG in-arc is counted.
+// Entry lists: the rounds of spla_sssp_relax and spla_sssp_hops each work on a list of entries q
+//   (list, *nlist) and append the next round's entries to another (next, *next_count, at most cap of
+//   them), warp-aggregated; spla_sssp_sigma and spla_sssp_delta work on the levels of one queue
+//   (level t: queue[start[t] : start[t] + count[t]]).  The lengths live on the device, so the host
+//   launches several rounds per read and a launch's grid is the device's resident blocks.  An entry
+//   enters a list at most once: relax swaps the list's tag into mark[q] (tags are never reused, so
+//   marks need no clearing), hops claims h by atomicCAS, sigma lists an entry when its last DAG
+//   in-arc is counted.
 //
 // Kernels: spla_sssp_relax<Q, I, UNIT>, spla_sssp_hops<Q, I, UNIT>, spla_sssp_sigma<Q, I, UNIT>,
 //   spla_sssp_delta<Q, I, UNIT> (over an entry list) and spla_sssp_dag_count<I, UNIT>,
@@ -99,18 +102,21 @@ __device__ __forceinline__ unsigned long long spla_sssp_bits(double x)
 // far has its own marks and tag, and far_min = min over what it lists of d, as bits.  An entry
 // lowered while it is being relaxed is listed again, so the next round relaxes its new d.
 // bound = +inf: Bellman-Ford with an active-entry frontier; finite: one bucket of delta-stepping.
-//   ocolptr (n+1,), orowidx (m,) I; olen (m,) double; list (nlist,), next, far (cap,) Q;
-//   dist (n*k,) double; mark, far_mark (n*k,) int; next_count, far_count, far_min (1,) ull.
+//   ocolptr (n+1,), orowidx (m,) I; olen (m,) double; list (*nlist_ptr,), next, far (cap,) Q;
+//   dist (n*k,) double; mark, far_mark (n*k,) int; nlist_ptr, next_count, far_count, far_min (1,)
+//   ull (*next_count zero on entry).
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_relax(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
-                                const double* __restrict__ olen, const Q* __restrict__ list, long long nlist,
-                                long long k, int G, double* dist, double bound, Q* __restrict__ next,
+                                const double* __restrict__ olen, const Q* __restrict__ list,
+                                const unsigned long long* nlist_ptr, long long k, int G, double* dist,
+                                double bound, Q* __restrict__ next,
                                 unsigned long long* next_count, unsigned long long cap, int* mark, int tag,
                                 Q* __restrict__ far, unsigned long long* far_count, int* far_mark, int far_tag,
                                 unsigned long long* far_min)
 {
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
+    const long long nlist = (long long)*nlist_ptr;
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
         const Q q = list[i];
         const long long v = (long long)(q / (Q)k);
@@ -146,15 +152,18 @@ __global__ void spla_sssp_relax(const I* __restrict__ ocolptr, const I* __restri
 // spla_sssp_hops -- one level of the breadth-first search over tight arcs that gives h:
 //     for every listed q = (v, s) (h(v, s) == t), every tight arc v -> w with h(w, s) == -1:
 //         h(w, s) = t + 1 (claimed by atomicCAS), (w, s) listed in next
-//   ocolptr, orowidx, olen as in spla_sssp_relax; dist (n*k,) double; hops (n*k,) int.
+//   ocolptr, orowidx, olen, list, nlist_ptr, next, next_count as in spla_sssp_relax; dist (n*k,)
+//   double; hops (n*k,) int.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_hops(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
-                               const double* __restrict__ olen, const Q* __restrict__ list, long long nlist,
-                               long long k, int G, const double* __restrict__ dist, int* hops, int t,
+                               const double* __restrict__ olen, const Q* __restrict__ list,
+                               const unsigned long long* nlist_ptr, long long k, int G,
+                               const double* __restrict__ dist, int* hops, int t,
                                Q* __restrict__ next, unsigned long long* next_count, unsigned long long cap)
 {
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
+    const long long nlist = (long long)*nlist_ptr;
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
         const Q q = list[i];
         const long long v = (long long)(q / (Q)k);
@@ -173,7 +182,7 @@ __global__ void spla_sssp_hops(const I* __restrict__ ocolptr, const I* __restric
 
 // ================================================================================================
 // spla_sssp_dag_count -- count(w, s) = the DAG arcs u -> w of source s (0 where w is unreached), for
-// every vertex w: a pull over w's in-arcs, no atomics.
+// every vertex w: a pull over w's in-arcs, no atomics.  (spla_sssp_sigma calls the array dag.)
 //   icolptr (n+1,), irowidx (m,) I; ilen (m,) double; dist, hops, count (n*k,).
 // ================================================================================================
 template <class I, bool UNIT>
@@ -208,20 +217,29 @@ __global__ void spla_sssp_dag_count(const I* __restrict__ icolptr, const I* __re
 // ================================================================================================
 // spla_sssp_sigma -- one level of the topological sweep of the DAG (Kahn's order: an entry's level
 // is the longest DAG path to it, in arcs):
-//     for every listed q = (v, s) (σ(v, s) final), every DAG arc v -> w, r = (w, s):
-//         σ(w, s) += σ(v, s)  (atomicAdd);  count(w, s) -= 1  (atomicSub);  r listed in next when
-//         its count reaches 0
-// σ(w, s) is complete when its count reaches 0 and is first read by a later launch.
-//   ocolptr, orowidx, olen as in spla_sssp_relax; dist, hops, count, sigma (n*k,).
+//     for every q = (v, s) of level t (σ(v, s) final), every DAG arc v -> w, r = (w, s):
+//         σ(w, s) += σ(v, s)  (atomicAdd);  dag(w, s) -= 1  (atomicSub);  r appended to level t + 1
+//         when its count reaches 0
+// σ(w, s) is complete when its count reaches 0 and is first read by a later launch.  Level t is
+// queue[start[t] : start[t] + levels[t]]; level t + 1 starts at start[t + 1] = start[t] + levels[t]
+// (stored by the launch's first thread) and is counted in levels[t + 1] (zero on entry).
+//   ocolptr, orowidx, olen as in spla_sssp_relax; dist, hops, dag, sigma (n*k,); queue (cap,) Q;
+//   start (levels,) long long; levels (levels,) ull.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
-                                const double* __restrict__ olen, const Q* __restrict__ list, long long nlist,
-                                long long k, int G, const double* __restrict__ dist, const int* __restrict__ hops,
-                                int* count, double* sigma, Q* __restrict__ next, unsigned long long* next_count,
-                                unsigned long long cap)
+                                const double* __restrict__ olen, Q* queue, unsigned long long cap, long long* start,
+                                unsigned long long* levels, int t, long long k, int G,
+                                const double* __restrict__ dist, const int* __restrict__ hops, int* dag,
+                                double* sigma)
 {
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
+    const long long lo = start[t];
+    const long long nlist = (long long)levels[t];
+    const unsigned long long base = (unsigned long long)(lo + nlist);
+    if (blockIdx.x == 0 && threadIdx.x == 0) start[t + 1] = (long long)base;
+    const Q* __restrict__ list = queue + lo;
+    Q* __restrict__ next = queue + base;
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
         const Q q = list[i];
         const long long v = (long long)(q / (Q)k);
@@ -237,7 +255,7 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
             const double dw = dist[r];
             if (__dadd_rn(dv, spla_sssp_len<UNIT>(olen, p)) == dw && spla_sssp_dag_order(dv, dw, hv, hops[r])) {
                 atomicAdd(sigma + r, sv);
-                if (atomicSub(count + r, 1) == 1) spla_sssp_append<Q>((Q)r, next, next_count, cap);
+                if (atomicSub(dag + r, 1) == 1) spla_sssp_append<Q>((Q)r, next, levels + t + 1, cap - base);
             }
         }
     }
@@ -245,18 +263,23 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
 
 // ================================================================================================
 // spla_sssp_delta -- one level of the backward sweep, deepest level first:
-//     for every listed q = (v, s):  δ(v, s) = σ(v, s) · Σ_{DAG arcs v -> w} (1 + δ(w, s)) / σ(w, s)
+//     for every q = (v, s) of level t:  δ(v, s) = σ(v, s) · Σ_{DAG arcs v -> w} (1 + δ(w, s)) / σ(w, s)
 // The heads w lie on deeper levels, already final: a pull over v's out-arcs, no atomics; the G
 // lanes of the entry's group sum with an xor butterfly and the first writes.
-//   ocolptr, orowidx, olen as in spla_sssp_relax; dist, hops, sigma, delta (n*k,).
+//   ocolptr, orowidx, olen as in spla_sssp_relax; queue, start, levels as in spla_sssp_sigma;
+//   dist, hops, sigma, delta (n*k,).
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
-                                const double* __restrict__ olen, const Q* __restrict__ list, long long nlist,
-                                long long k, int G, const double* __restrict__ dist, const int* __restrict__ hops,
-                                const double* __restrict__ sigma, double* __restrict__ delta)
+                                const double* __restrict__ olen, const Q* __restrict__ queue,
+                                const long long* __restrict__ start, const unsigned long long* __restrict__ levels,
+                                int t, long long k, int G, const double* __restrict__ dist,
+                                const int* __restrict__ hops, const double* __restrict__ sigma,
+                                double* __restrict__ delta)
 {
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
+    const Q* __restrict__ list = queue + start[t];
+    const long long nlist = (long long)levels[t];
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (lane & ~(unsigned int)(G - 1)));
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {

@@ -17,7 +17,8 @@ distance, so the DAG stays acyclic; without such arcs it is networkx's weighted 
 
 A block of k sources is held as vertex-major (n, k) arrays (entry (v, s) at v*k + s) and runs four
 phases of ``spla/kernels/sssp.cuh``, each a sequence of rounds over a list of entries that the
-previous round built on the device (the host reads the list's length, three counters, per round):
+previous round built on the device; the lists' lengths stay on the device, and the host reads them
+once per ``sssp_rounds_per_read`` rounds (a round past the last list finds an empty one):
 
 1. distances (``spla_sssp_relax``): Bellman-Ford with an active-entry frontier, each round relaxing
    the out-arcs of the entries whose d changed, with atomicMin on the float64 bits; with a finite
@@ -51,7 +52,7 @@ import numpy as np
 
 from ... import memory as _memory
 from ... import tuning as _tuning
-from ...device import HostCopy, any_true, gpu_index
+from ...device import HostCopy, any_true, gpu_index, to_numpy
 from ...errors import KernelUnavailable
 from ...matrix import declare_cache
 from ...weights import check_lengths
@@ -74,7 +75,7 @@ DEPS_BYTES_PER_ENTRY, DEPS_LISTS = 8 + 4 + 4 + 8 + 8 + 9, 3  # dist, hops, count
 SETUP_KEY = declare_cache("gpu_sssp_setup", "the weighted searches' arcs on the GPU (out-arcs, in-arcs, "
                                             "float64 lengths in each order, index type)")
 
-_UINT64_INF = np.uint64(np.array(np.inf).view(np.uint64))
+_UINT64_INF = np.array(np.inf).view(np.uint64).item()
 
 
 def sssp_name_expressions(flat_dtype, index_dtype, unit):
@@ -127,37 +128,33 @@ class _Block:
     def __init__(self, S, src_block, cp):
         self.S, self.cp = S, cp
         self.src = np.asarray(src_block, dtype=np.int64)
-        self.k = k = len(src_block)
+        self.k = len(src_block)
         self.n = S.n
-        self.size = S.n * k
-        self.flat = flat_dtype(S.n, k)
+        self.size = S.n * self.k
+        self.flat = flat_dtype(S.n, self.k)
         self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
         self.G = frontier_group(S.nnz / max(S.n, 1))  # lanes per listed entry (the frontiers' rule)
-        self.Gs = group_lanes(k)        # lanes per vertex of the vertex kernels
-        self.ctr = cp.zeros(3, dtype=np.uint64)  # next count, far count, far_min (float64 bits)
-        self.host = HostCopy(self.ctr)
+        self.Gs = group_lanes(self.k)  # lanes per vertex of the vertex kernels
+        self.R = _tuning.current().sssp_rounds_per_read
         self.stats = {}  # the distance search's rounds, buckets and relaxed entries (probes read them)
 
     def entries(self):
-        """The flat indices (v, s) = v*k + s of the sources, sorted (host NumPy)."""
-        return np.sort(self.src * self.k + np.arange(self.k)).astype(self.flat)
+        """The flat indices (v, s) = v*k + s of the sources (host NumPy)."""
+        return (self.src * self.k + np.arange(self.k)).astype(self.flat)
 
-    def buffer(self):
-        return self.cp.empty(max(self.size, 1), dtype=self.flat)
+    def buffer(self, first=None):
+        """A list buffer of n*k entries, holding ``first`` (host NumPy) at its start."""
+        buf = self.cp.empty(max(self.size, 1), dtype=self.flat)
+        if first is not None and first.size:
+            buf[:first.size] = self.cp.asarray(first)
+        return buf
 
     def launch(self, key, nitems, lanes, args):
-        blocks = int(max(1, min(self.S.grid_cap, -(-int(nitems) * lanes // BLOCK))))
+        """One launch of ``key``: blocks for ``nitems`` items of ``lanes`` lanes each (None: a length
+        known on the device only, the resident blocks)."""
+        cap = self.S.grid_cap
+        blocks = cap if nitems is None else int(max(1, min(cap, -(-int(nitems) * lanes // BLOCK))))
         self.funcs[key]((blocks,), (BLOCK,), args)
-
-    def reset(self, far=True):
-        if far:
-            self.ctr[:] = self.cp.asarray(np.array([0, 0, _UINT64_INF], dtype=np.uint64))
-        else:
-            self.ctr[0:1] = 0
-
-    def read(self):
-        c = self.host.read()
-        return int(c[0]), int(c[1]), float(np.array(c[2], dtype=np.uint64).view(np.float64))
 
 
 def flat_dtype(n, k):
@@ -184,43 +181,57 @@ def bucket_width(mean_length, t=None):
     return float(t.sssp_delta) * float(mean_length)
 
 
+def _counters(R, first):
+    """The counters of R rounds on the host, to copy to the device: the lengths of R + 1 lists (the
+    first ``first``), then the far list's length and smallest distance (+inf's bits)."""
+    c = np.zeros(R + 3, dtype=np.uint64)
+    c[0] = first
+    c[R + 2] = _UINT64_INF
+    return c
+
+
 def _distances(B):
     """dist (n, k) float64 of the block's sources (inf: unreached)."""
-    S, cp, k = B.S, B.cp, B.k
+    S, cp, k, R = B.S, B.cp, B.k, B.R
     i64, i32, u64, f64 = np.int64, np.int32, np.uint64, np.float64
     dist = cp.full((B.n, k), np.inf, dtype=np.float64)
     dist[cp.asarray(B.src), cp.arange(k)] = 0.0
     mark = cp.zeros((B.n, k), dtype=np.int32)
     far_mark = cp.zeros((B.n, k), dtype=np.int32)
     first = B.entries()
-    cur, nxt, far, spare = B.buffer(), B.buffer(), B.buffer(), B.buffer()
-    cur[:first.size] = cp.asarray(first)
-    ncur = int(first.size)
+    bufs, far = [B.buffer(first), B.buffer()], B.buffer()
+    ctr = cp.empty(R + 3, dtype=np.uint64)  # R + 1 list lengths, far length, far's smallest d (bits)
+    ctr[:] = cp.asarray(_counters(R, first.size))
+    host = HostCopy(ctr)
     width = bucket_width(S.mean_length)
     bound = width  # every source starts at d = 0 < bound
     tag, far_tag, rounds, listed, cap = 0, 1, 0, 0, u64(B.size)
-    B.reset()
     while True:
-        tag += 1
-        # dist<d < bound> = min(dist, dist(listed) min.plus A): relax the listed entries' out-arcs
-        B.launch("relax", ncur, B.G, (S.ocolptr, S.orowidx, S.olen, cur, i64(ncur), i64(k), i32(B.G), dist, f64(bound),
-                                      nxt, B.ctr[0:1], cap, mark, i32(tag), far, B.ctr[1:2], far_mark, i32(far_tag),
-                                      B.ctr[2:3]))
-        rounds += 1
-        listed += ncur
-        nnext, nfar, far_min = B.read()
-        if nnext:
-            cur, nxt, ncur = nxt, cur, nnext
-            B.reset(far=False)
+        for i in range(R):
+            tag += 1
+            # dist<d < bound> = min(dist, dist(listed) min.plus A): relax the listed entries' out-arcs
+            B.launch("relax", None, B.G, (S.ocolptr, S.orowidx, S.olen, bufs[i % 2], ctr[i:i + 1], i64(k), i32(B.G),
+                                          dist, f64(bound), bufs[(i + 1) % 2], ctr[i + 1:i + 2], cap, mark, i32(tag),
+                                          far, ctr[R + 1:R + 2], far_mark, i32(far_tag), ctr[R + 2:R + 3]))
+        c = host.read().copy()
+        counts = [int(x) for x in c[:R + 1]]
+        nfar, far_min = int(c[R + 1]), float(np.array(c[R + 2], dtype=np.uint64).view(np.float64))
+        rounds += sum(1 for x in counts[:R] if x)
+        listed += sum(counts[:R])
+        if counts[R]:
+            if R % 2:
+                bufs.reverse()  # list R sits in bufs[R % 2]
+            c[0], c[1:R + 1] = counts[R], 0
+            ctr[:] = cp.asarray(c)
             continue
         if nfar == 0:
             break
         # the near list is empty: the bound moves one bucket past the smallest waiting distance (at
-        # least past it, where a bucket is below its rounding step)
+        # least past it, where a bucket is below its rounding step), and the far list is relaxed next
         bound = max(max(bound, far_min) + width, float(np.nextafter(far_min, np.inf)))
-        cur, far, spare, ncur = far, spare, cur, nfar
+        bufs, far = [far, bufs[0]], bufs[1]
         far_tag += 1
-        B.reset()
+        ctr[:] = cp.asarray(_counters(R, nfar))
     B.stats = {"rounds": rounds, "epochs": far_tag, "listed": listed}
     if log.isEnabledFor(logging.DEBUG):
         log.debug("gpu sssp: distances of %d sources in %d rounds, %d buckets, %d entries relaxed (bucket width %g)",
@@ -230,60 +241,76 @@ def _distances(B):
 
 def _hops(B, dist):
     """h (n, k) int32: the fewest arcs among the shortest paths (-1: unreached)."""
-    S, cp, k = B.S, B.cp, B.k
+    S, cp, k, R = B.S, B.cp, B.k, B.R
     hops = cp.full((B.n, k), -1, dtype=np.int32)
     hops[cp.asarray(B.src), cp.arange(k)] = 0
     first = B.entries()
-    cur, nxt = B.buffer(), B.buffer()
-    cur[:first.size] = cp.asarray(first)
-    ncur, t = int(first.size), 0
-    while ncur:
-        B.reset(far=False)
-        # hops<tight, hops == -1> = t + 1 over the out-arcs of level t
-        B.launch("hops", ncur, B.G, (S.ocolptr, S.orowidx, S.olen, cur, np.int64(ncur), np.int64(k), np.int32(B.G),
-                                     dist, hops, np.int32(t), nxt, B.ctr[0:1], np.uint64(B.size)))
-        ncur = B.read()[0]
-        cur, nxt, t = nxt, cur, t + 1
-    return hops
+    bufs = [B.buffer(first), B.buffer()]
+    ctr = cp.empty(R + 1, dtype=np.uint64)  # the lengths of R + 1 levels
+    c = np.zeros(R + 1, dtype=np.uint64)
+    c[0] = first.size
+    ctr[:] = cp.asarray(c)
+    host = HostCopy(ctr)
+    t = 0
+    while True:
+        for i in range(R):
+            # hops<tight, hops == -1> = t + 1 over the out-arcs of level t
+            B.launch("hops", None, B.G, (S.ocolptr, S.orowidx, S.olen, bufs[i % 2], ctr[i:i + 1], np.int64(k),
+                                         np.int32(B.G), dist, hops, np.int32(t), bufs[(i + 1) % 2], ctr[i + 1:i + 2],
+                                         np.uint64(B.size)))
+            t += 1
+        c = host.read().copy()
+        if not c[R]:
+            return hops
+        if R % 2:
+            bufs.reverse()
+        c[0], c[1:] = c[R], 0
+        ctr[:] = cp.asarray(c)
 
 
 def _sigma(B, dist, hops):
-    """(σ (n, k) float64, the levels of Kahn's sweep as (queue, [(start, count)])): level t's
-    entries are queue[start : start + count]."""
-    S, cp, k = B.S, B.cp, B.k
+    """(σ (n, k) float64, the levels of Kahn's sweep as (queue, start, levels, depth)): level t's
+    entries are queue[start[t] : start[t] + levels[t]], t = 0 .. depth, on the device."""
+    S, cp, k, R = B.S, B.cp, B.k, B.R
     i64, i32 = np.int64, np.int32
-    count = cp.empty((B.n, k), dtype=np.int32)
-    # count(w) = Σ_{u -> w} [DAG arc]                                 (a pull over every in-arc)
-    B.launch("dag_count", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, i64(B.n), i64(k), i32(B.Gs), dist, hops, count))
+    dag = cp.empty((B.n, k), dtype=np.int32)
+    # dag(w) = Σ_{u -> w} [DAG arc]                                   (a pull over every in-arc)
+    B.launch("dag_count", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, i64(B.n), i64(k), i32(B.Gs), dist, hops, dag))
     sigma = cp.zeros((B.n, k), dtype=np.float64)
     sigma[cp.asarray(B.src), cp.arange(k)] = 1.0
     first = B.entries()
-    queue = B.buffer()  # each reached entry enters exactly one level
-    queue[:first.size] = cp.asarray(first)
-    levels = [(0, int(first.size))]
+    queue = B.buffer(first)  # each reached entry enters exactly one level
+    room = max(2 * R, 64)
+    start = cp.zeros(room, dtype=np.int64)
+    levels = cp.zeros(room, dtype=np.uint64)
+    levels[0:1] = first.size
+    t = 0
     while True:
-        start, cnt = levels[-1]
-        end = start + cnt
-        B.reset(far=False)
-        # σ(w) += σ(v) over the DAG arcs out of the level; count(w) -= 1; w joins the next level at 0
-        B.launch("sigma", cnt, B.G, (S.ocolptr, S.orowidx, S.olen, queue[start:], i64(cnt), i64(k), i32(B.G), dist,
-                                     hops, count, sigma, queue[end:], B.ctr[0:1], np.uint64(max(B.size - end, 0))))
-        got = B.read()[0]
-        if got == 0:
-            break
-        levels.append((end, got))
-    return sigma, (queue, levels)
+        if t + R + 1 >= room:  # room for R more levels and the one they start
+            room = 2 * (t + R + 1)
+            start = cp.concatenate([start, cp.zeros(room - start.size, dtype=np.int64)])
+            levels = cp.concatenate([levels, cp.zeros(room - levels.size, dtype=np.uint64)])
+        for _ in range(R):
+            # σ(w) += σ(v) over the DAG arcs out of level t; dag(w) -= 1; w joins level t + 1 at 0
+            B.launch("sigma", None, B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels,
+                                          i32(t), i64(k), i32(B.G), dist, hops, dag, sigma))
+            t += 1
+        got = to_numpy(levels[t - R + 1:t + 1])
+        if not got.all():
+            depth = t - R + int(np.argmin(got != 0))  # the last level with entries
+            return sigma, (queue, start, levels, depth)
 
 
 def _delta(B, dist, hops, sigma, lists):
     """δ (n, k) float64, the levels swept deepest first."""
     S, cp, k = B.S, B.cp, B.k
-    queue, levels = lists
+    queue, start, levels, depth = lists
+    counts = to_numpy(levels[:depth + 1])
     delta = cp.zeros((B.n, k), dtype=np.float64)
-    for start, cnt in reversed(levels):
-        # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on the level          (a pull over out-arcs)
-        B.launch("delta", cnt, B.G, (S.ocolptr, S.orowidx, S.olen, queue[start:], np.int64(cnt), np.int64(k),
-                                     np.int32(B.G), dist, hops, sigma, delta))
+    for t in range(depth, -1, -1):
+        # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t          (a pull over out-arcs)
+        B.launch("delta", counts[t], B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int32(t),
+                                           np.int64(k), np.int32(B.G), dist, hops, sigma, delta))
     return delta
 
 
