@@ -67,7 +67,8 @@ def csc_arcs(A):
 
 
 def reference(n, arcs, s):
-    """(d, h, σ, δ, arc sums [per CSC entry]) of source s by the definition, in Python floats."""
+    """(d, h, σ, δ, arc sums [per CSC entry]) of source s by the definition: d in Python floats, σ as
+    exact integers, δ and the arc sums in floats (an int ratio divides exactly rounded)."""
     out = [[] for _ in range(n)]
     for p, (u, v, w) in enumerate(arcs):
         out[u].append((v, w, p))
@@ -84,34 +85,37 @@ def reference(n, arcs, s):
             if c < d[v]:
                 d[v] = c
                 heapq.heappush(heap, (c, v))
-    tight = [(u, v, w, p) for p, (u, v, w) in enumerate(arcs) if u != v and d[u] + w == d[v] and d[v] < math.inf]
+    tight = [[(v, p) for v, w, p in out[u] if u != v and d[u] + w == d[v] and d[v] < math.inf] for u in range(n)]
     h = [-1] * n
     h[s], level, t = 0, [s], 0
     while level:
         nxt = []
         for u in level:
-            for (a, v, w, p) in tight:
-                if a == u and h[v] == -1:
+            for v, _p in tight[u]:
+                if h[v] == -1:
                     h[v] = t + 1
                     nxt.append(v)
         level, t = nxt, t + 1
-    dag = [(u, v, p) for (u, v, w, p) in tight if (d[u], h[u]) < (d[v], h[v])]
+    succ = [[(v, p) for v, p in tight[u] if (d[u], h[u]) < (d[v], h[v])] for u in range(n)]
     order = sorted((v for v in range(n) if d[v] < math.inf), key=lambda v: (d[v], h[v]))
-    sigma = [0.0] * n
-    sigma[s] = 1.0
-    for v in order:
-        for (u, w, p) in dag:
-            if w == v:
-                sigma[v] += sigma[u]
+    sigma = [0] * n
+    sigma[s] = 1
+    for u in order:  # (d, h) order is topological: every DAG arc goes forward in it
+        for v, _p in succ[u]:
+            sigma[v] += sigma[u]
     delta = [0.0] * n
     arc = [0.0] * len(arcs)
     for v in reversed(order):
-        for (u, w, p) in dag:
-            if u == v:
-                c = sigma[v] / sigma[w] * (1.0 + delta[w])
-                arc[p] = c
-                delta[v] += c
+        for w, p in succ[v]:
+            c = sigma[v] / sigma[w] * (1.0 + delta[w])
+            arc[p] = c
+            delta[v] += c
     return d, h, sigma, delta, arc
+
+
+def as_float(x):
+    """An exact count as float64 (inf beyond its range)."""
+    return float(x) if x < 2 ** 1024 else math.inf
 
 
 def ref_dependencies(A, sources, edges=False, endpoints=False):
@@ -190,7 +194,7 @@ def _check_all(A, src, host):
     for i, s in enumerate(src):
         d, _h, sg, _delta, _arc = reference(n, arcs, int(s))
         np.testing.assert_array_equal(dist[i], d)  # exactly: the same float64 sums in path order
-        np.testing.assert_allclose(sigma[i], sg, rtol=RTOL)
+        np.testing.assert_allclose(sigma[i], [as_float(x) for x in sg], rtol=RTOL)
     only = host(sssp.shortest_paths(A, src, counts=False)[0])
     np.testing.assert_array_equal(only, dist)
     assert sssp.shortest_paths(A, src, counts=False)[1] is None
@@ -227,7 +231,7 @@ def test_reference_counts_a_zero_length_cycle_once():
     # 0 -> 1 (1), 1 <-> 2 (0), 2 -> 3 (1): h orders 1 before 2, so σ(3) = 1 and 1 -> 2 is the DAG arc
     A = build(4, {(0, 1): 1.0, (1, 2): 0.0, (2, 1): 0.0, (2, 3): 1.0})
     d, h, sigma, delta, _arc = reference(4, csc_arcs(A), 0)
-    assert d == [0.0, 1.0, 1.0, 2.0] and h == [0, 1, 2, 3] and sigma == [1.0] * 4
+    assert d == [0.0, 1.0, 1.0, 2.0] and h == [0, 1, 2, 3] and sigma == [1] * 4
     assert delta == [3.0, 2.0, 1.0, 0.0]
 
 
@@ -311,6 +315,19 @@ def _hops(unit):
     return run
 
 
+def _scale_of(scale):
+    """A kernel's optional scale array (a null pointer: zeros), flat."""
+    if isinstance(scale, np.ndarray):
+        return scale.reshape(-1)
+    assert scale == 0
+    return _Zeros()
+
+
+class _Zeros:
+    def __getitem__(self, _i):
+        return 0
+
+
 def _dag(du, dv, hu, hv):
     return du < dv or (du == dv and hu < hv)
 
@@ -335,7 +352,7 @@ def _dag_count(unit):
 
 def _sigma(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, queue, cap, start, levels, t, k, _G, dist, hops, count, sigma = a
+        ocp, ori, olen, queue, cap, start, levels, top, t, k, _G, dist, hops, count, sigma = a
         k, t = int(k), int(t)
         d, h, c, sg = (x.reshape(-1) for x in (dist, hops, count, sigma))
         lo, nlist = int(start[t]), int(levels[t])
@@ -345,6 +362,7 @@ def _sigma(unit):
         for i in _order(nlist):
             q = int(lst[i])
             v, s = _entry(q, k)
+            top[t] = max(int(top[t]), _bits(sg[q]))
             for p in range(int(ocp[v]), int(ocp[v + 1])):
                 w = int(ori[p])
                 r = w * k + s
@@ -359,9 +377,10 @@ def _sigma(unit):
 
 def _delta(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, queue, start, levels, t, k, _G, dist, hops, sigma, delta = a
+        ocp, ori, olen, queue, start, levels, t, k, _G, dist, hops, sigma, scale, delta = a
         k, t = int(k), int(t)
         d, h, sg, dl = (x.reshape(-1) for x in (dist, hops, sigma, delta))
+        e = _scale_of(scale)
         lst = queue[int(start[t]):]
         for i in _order(levels[t]):
             q = int(lst[i])
@@ -371,16 +390,17 @@ def _delta(unit):
                 w = int(ori[p])
                 r = w * k + s
                 if w != v and d[q] + _length(unit, olen, p) == d[r] and _dag(d[q], d[r], h[q], h[r]):
-                    acc += (1.0 + dl[r]) / sg[r]
+                    acc += math.ldexp((1.0 + dl[r]) / sg[r], int(e[q] - e[r]))
             dl[q] = sg[q] * acc
     return run
 
 
 def _arc_sums(unit):
     def run(_grid, _block, a):
-        icp, iri, ilen, n, k, _G, dist, hops, sigma, delta, out = a
+        icp, iri, ilen, n, k, _G, dist, hops, sigma, delta, scale, out = a
         k = int(k)
         d, h, sg, dl = (x.reshape(-1) for x in (dist, hops, sigma, delta))
+        e = _scale_of(scale)
         for w in range(int(n)):
             for p in range(int(icp[w]), int(icp[w + 1])):
                 u = int(iri[p])
@@ -388,7 +408,7 @@ def _arc_sums(unit):
                 for s in range(k):
                     q, r = u * k + s, w * k + s
                     if u != w and d[q] + _length(unit, ilen, p) == d[r] and _dag(d[q], d[r], h[q], h[r]):
-                        acc += sg[q] / sg[r] * (1.0 + dl[r])
+                        acc += math.ldexp(sg[q] / sg[r] * (1.0 + dl[r]), int(e[q] - e[r]))
                 out[p] += acc
     return run
 
@@ -480,18 +500,42 @@ def test_emulated_zero_length_cycle_and_self_loops(emulated):
     _check_all(A, np.array([0, 1, 2, 4], dtype=np.int64), np.asarray)
 
 
-def test_emulated_sigma_past_float64_refuses_dependencies(emulated):
-    # 1,100 diamonds in a row: 2^1100 shortest paths to the last vertex
+def diamonds(count, side=0):
+    """A chain of ``count`` diamonds from vertex 0 (2^count shortest paths to its end, vertex 3·count),
+    and a path of ``side`` arcs from 0 beside it (one shortest path to each of its vertices)."""
     arcs = {}
-    for i in range(1100):
+    for i in range(count):
         a, b, c, e = 3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3
         arcs.update({(a, b): 1.0, (a, c): 1.0, (b, e): 1.0, (c, e): 1.0})
-    A = build(3 * 1100 + 1, arcs)
-    with np.errstate(over="ignore"), pytest.raises(spla.KernelUnavailable, match="device='cpu'"):
-        sssp.dependencies(A, np.array([0]), edges=False, endpoints=False)
+    n = 3 * count + 1
+    for j in range(side):
+        arcs[(0 if j == 0 else n + j - 1, n + j)] = 1.0
+    return n + side, arcs
+
+
+def test_emulated_sigma_past_float64_is_rescaled(emulated):
+    n, arcs = diamonds(1100)
+    A = build(n, arcs)
+    src = np.array([0, 1], dtype=np.int64)
+    for edges in (False, True):
+        got = sssp.dependencies(A, src, edges=edges, endpoints=False)
+        np.testing.assert_allclose(got, ref_dependencies(A, src, edges), rtol=RTOL, atol=1e-12)
     with np.errstate(over="ignore"):
-        _dist, sigma = sssp.shortest_paths(A, np.array([0]), counts=True)
-    assert sigma[0, -1] == np.inf and sigma[0, 3 * 500] == 2.0 ** 500
+        _dist, sigma = sssp.shortest_paths(A, src, counts=True)
+    assert sigma[0, -1] == sigma[1, -1] == np.inf and sigma[0, 3 * 500] == 2.0 ** 500
+    assert sigma[1, 3 * 1000] == 2.0 ** 999
+    with spla.tuning.override(sssp_rounds_per_read=1):
+        np.testing.assert_allclose(sssp.dependencies(A, src, edges=False, endpoints=False), ref_dependencies(A, src),
+                                   rtol=RTOL)
+
+
+def test_emulated_counts_spanning_more_than_float64_are_refused(emulated):
+    # beside the diamonds, a path whose single shortest paths are open while the diamonds' counts are
+    # rescaled past 2^-1074
+    n, arcs = diamonds(1100, side=2300)
+    A = build(n, arcs)
+    with pytest.raises(spla.KernelUnavailable, match="device='cpu'"):
+        sssp.dependencies(A, np.array([0]), edges=False, endpoints=False)
 
 
 def test_emulated_empty_inputs(emulated):
@@ -596,11 +640,16 @@ def test_gpu_unit_lengths_on_a_lattice_equal_the_unweighted_betweenness():
 
 
 @pytest.mark.gpu
-def test_gpu_sigma_past_float64_refuses_dependencies():
-    arcs = {}
-    for i in range(1100):
-        a, b, c, e = 3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3
-        arcs.update({(a, b): 1.0, (a, c): 1.0, (b, e): 1.0, (c, e): 1.0})
-    A = build(3 * 1100 + 1, arcs, device="gpu")
+def test_gpu_sigma_past_float64_is_rescaled():
+    n, arcs = diamonds(1100)
+    A, Acpu = build(n, arcs, device="gpu"), build(n, arcs)
+    src = np.array([0, 1], dtype=np.int64)
+    for edges in (False, True):
+        got = _host(sssp.dependencies(A, src, edges=edges, endpoints=False))
+        np.testing.assert_allclose(got, ref_dependencies(Acpu, src, edges), rtol=RTOL, atol=1e-12)
+    sigma = _host(sssp.shortest_paths(A, src, counts=True)[1])
+    assert sigma[0, -1] == sigma[1, -1] == np.inf and sigma[0, 3 * 500] == 2.0 ** 500
+    assert sigma[1, 3 * 1000] == 2.0 ** 999
+    n, arcs = diamonds(1100, side=2300)
     with pytest.raises(spla.KernelUnavailable, match="device='cpu'"):
-        sssp.dependencies(A, np.array([0]), edges=False, endpoints=False)
+        sssp.dependencies(build(n, arcs, device="gpu"), np.array([0]), edges=False, endpoints=False)

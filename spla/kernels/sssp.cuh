@@ -8,6 +8,8 @@
 //     DAG arc:    a tight arc u -> v with d(u) < d(v), or d(u) == d(v) and h(u) < h(v)
 //     σ(s) = 1;   σ(v) = Σ_{DAG arcs u -> v} σ(u)
 //     δ(v) = Σ_{DAG arcs v -> w} σ(v)/σ(w) · (1 + δ(w))
+// σ is stored scaled, σ(v, s) = sigma(v, s) · 2^scale(v, s), where the host rescales a source whose
+// counts approach float64's range (spla/backends/gpu/sssp.py); scale is null while none has been.
 // Every sum d(u) + w is one IEEE round-to-nearest add (__dadd_rn, never contracted into an FMA), so
 // it is the float64 sum networkx's Dijkstra forms.
 //
@@ -222,14 +224,15 @@ __global__ void spla_sssp_dag_count(const I* __restrict__ icolptr, const I* __re
 //         when its count reaches 0
 // σ(w, s) is complete when its count reaches 0 and is first read by a later launch.  Level t is
 // queue[start[t] : start[t] + levels[t]]; level t + 1 starts at start[t + 1] = start[t] + levels[t]
-// (stored by the launch's first thread) and is counted in levels[t + 1] (zero on entry).
+// (stored by the launch's first thread) and is counted in levels[t + 1] (zero on entry).  top[t]
+// (zero on entry): the largest σ of level t, as the bits of a non-negative double (atomicMax).
 //   ocolptr, orowidx, olen as in spla_sssp_relax; dist, hops, dag, sigma (n*k,); queue (cap,) Q;
-//   start (levels,) long long; levels (levels,) ull.
+//   start (levels,) long long; levels, top (levels,) ull.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                 const double* __restrict__ olen, Q* queue, unsigned long long cap, long long* start,
-                                unsigned long long* levels, int t, long long k, int G,
+                                unsigned long long* levels, unsigned long long* top, int t, long long k, int G,
                                 const double* __restrict__ dist, const int* __restrict__ hops, int* dag,
                                 double* sigma)
 {
@@ -240,6 +243,7 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
     if (blockIdx.x == 0 && threadIdx.x == 0) start[t + 1] = (long long)base;
     const Q* __restrict__ list = queue + lo;
     Q* __restrict__ next = queue + base;
+    double best = 0.0;
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
         const Q q = list[i];
         const long long v = (long long)(q / (Q)k);
@@ -247,6 +251,7 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
         const double dv = dist[q];
         const int hv = hops[q];
         const double sv = sigma[q];
+        best = fmax(best, sv);
         const long long end = (long long)ocolptr[v + 1];
         for (long long p = (long long)ocolptr[v] + g; p < end; p += G) {
             const long long w = (long long)__ldg(orowidx + p);
@@ -259,15 +264,19 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
             }
         }
     }
+    // every lane of the warp reaches this point (no lane leaves the loop early)
+    for (int off = 16; off > 0; off >>= 1) best = fmax(best, __shfl_xor_sync(0xffffffffu, best, off));
+    if ((threadIdx.x & 31u) == 0 && best > 0.0) atomicMax(top + t, spla_sssp_bits(best));
 }
 
 // ================================================================================================
 // spla_sssp_delta -- one level of the backward sweep, deepest level first:
 //     for every q = (v, s) of level t:  δ(v, s) = σ(v, s) · Σ_{DAG arcs v -> w} (1 + δ(w, s)) / σ(w, s)
-// The heads w lie on deeper levels, already final: a pull over v's out-arcs, no atomics; the G
-// lanes of the entry's group sum with an xor butterfly and the first writes.
+// with σ(v)/σ(w) = sigma(v)/sigma(w) · 2^(scale(v) - scale(w)) (scale null: 0).  The heads w lie on
+// deeper levels, already final: a pull over v's out-arcs, no atomics; the G lanes of the entry's
+// group sum with an xor butterfly and the first writes.
 //   ocolptr, orowidx, olen as in spla_sssp_relax; queue, start, levels as in spla_sssp_sigma;
-//   dist, hops, sigma, delta (n*k,).
+//   dist, hops, sigma, delta (n*k,); scale (n*k,) int or null.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
@@ -275,7 +284,7 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
                                 const long long* __restrict__ start, const unsigned long long* __restrict__ levels,
                                 int t, long long k, int G, const double* __restrict__ dist,
                                 const int* __restrict__ hops, const double* __restrict__ sigma,
-                                double* __restrict__ delta)
+                                const int* __restrict__ scale, double* __restrict__ delta)
 {
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
     const Q* __restrict__ list = queue + start[t];
@@ -288,6 +297,7 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
         const long long s = (long long)q - v * k;
         const double dv = dist[q];
         const int hv = hops[q];
+        const int ev = scale != nullptr ? scale[q] : 0;
         double acc = 0.0;
         const long long end = (long long)ocolptr[v + 1];
         for (long long p = (long long)ocolptr[v] + g; p < end; p += G) {
@@ -295,8 +305,10 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
             if (w == v) continue;
             const long long r = w * k + s;
             const double dw = dist[r];
-            if (__dadd_rn(dv, spla_sssp_len<UNIT>(olen, p)) == dw && spla_sssp_dag_order(dv, dw, hv, hops[r]))
-                acc += (1.0 + delta[r]) / sigma[r];
+            if (__dadd_rn(dv, spla_sssp_len<UNIT>(olen, p)) == dw && spla_sssp_dag_order(dv, dw, hv, hops[r])) {
+                const double term = (1.0 + delta[r]) / sigma[r];
+                acc += scale != nullptr ? ldexp(term, ev - scale[r]) : term;
+            }
         }
         for (int off = G >> 1; off > 0; off >>= 1) acc += __shfl_xor_sync(members, acc, off, G);
         if (g == 0) delta[q] = sigma[q] * acc;
@@ -306,16 +318,18 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
 // ================================================================================================
 // spla_sssp_arc_sums -- out[p] += Σ_s σ(u, s)/σ(w, s) · (1 + δ(w, s)) over the sources s for which
 // the arc p = u -> w (entry p of A's CSC: column w, row u) is a DAG arc, for every arc (grid-stride
-// over the columns w).  The G lanes of a group split the sources; an xor butterfly over the group
-// sums them and the group's first lane adds to out[p], which only this group writes.
-//   icolptr, irowidx, ilen as in spla_sssp_dag_count; dist, hops, sigma, delta (n*k,); out (m,).
+// over the columns w), σ scaled as in spla_sssp_delta.  The G lanes of a group split the sources; an
+// xor butterfly over the group sums them and the group's first lane adds to out[p], which only this
+// group writes.
+//   icolptr, irowidx, ilen as in spla_sssp_dag_count; dist, hops, sigma, delta (n*k,); scale (n*k,)
+//   int or null; out (m,).
 // ================================================================================================
 template <class I, bool UNIT>
 __global__ void spla_sssp_arc_sums(const I* __restrict__ icolptr, const I* __restrict__ irowidx,
                                    const double* __restrict__ ilen, long long n, long long k, int G,
                                    const double* __restrict__ dist, const int* __restrict__ hops,
                                    const double* __restrict__ sigma, const double* __restrict__ delta,
-                                   double* __restrict__ out)
+                                   const int* __restrict__ scale, double* __restrict__ out)
 {
     const int sub = (int)(threadIdx.x & (unsigned int)(G - 1));
     const unsigned int lane = threadIdx.x & 31u;
@@ -331,8 +345,10 @@ __global__ void spla_sssp_arc_sums(const I* __restrict__ icolptr, const I* __res
                 for (long long s = sub; s < k; s += G) {
                     const long long q = u * k + s, r = w * k + s;
                     const double du = dist[q], dw = dist[r];
-                    if (__dadd_rn(du, len) == dw && spla_sssp_dag_order(du, dw, hops[q], hops[r]))
-                        acc += sigma[q] / sigma[r] * (1.0 + delta[r]);
+                    if (__dadd_rn(du, len) == dw && spla_sssp_dag_order(du, dw, hops[q], hops[r])) {
+                        const double term = sigma[q] / sigma[r] * (1.0 + delta[r]);
+                        acc += scale != nullptr ? ldexp(term, scale[q] - scale[r]) : term;
+                    }
                 }
             }
             for (int off = G >> 1; off > 0; off >>= 1) acc += __shfl_xor_sync(members, acc, off, G);

@@ -36,10 +36,16 @@ Each phase touches an entry's arcs once per time the entry is listed: once in ph
 per change of d in phase 1.  The (n, k) sweeps (DAG counts, arc sums, the sums over sources) read
 every entry once.
 
-σ is counted in float64 without rescaling: a block whose σ passes float64's range (about 1.8e308
-shortest paths to one vertex, reachable on lattices of hundreds of rows with equal lengths) raises
-``KernelUnavailable`` from :func:`dependencies`, and :func:`shortest_paths` returns inf for such
-counts.  Sums over sources are formed by CuPy's reductions, in another order than the CPU's.
+σ beyond float64's range (2^1100 shortest paths through a chain of 1,100 diamonds) is rescaled by
+powers of two, as the unweighted paths do: when a sweep of the Kahn levels finds a level whose
+largest σ passes RESCALE_ABOVE = 2^512, every source whose open counts (partial sums, the next level)
+pass RESCALE_TO = 2^256 has them multiplied by 2^-e into [0.5, 1), exactly; an entry's σ is then
+sigma · 2^scale, scale the exponents of the rescales at or above its level, and δ reads the ratios
+σ(v)/σ(w) with both exponents.  The results keep float64's relative precision unless one source's
+counts span more than float64's exponents (a count of 1 beside one of 2^1100 on open levels), which
+:func:`dependencies` refuses with ``KernelUnavailable``; :func:`shortest_paths` returns inf for a
+count beyond float64.  Sums over sources are formed by CuPy's reductions, in another order than the
+CPU's.
 """
 
 from __future__ import annotations
@@ -76,6 +82,11 @@ SETUP_KEY = declare_cache("gpu_sssp_setup", "the weighted searches' arcs on the 
                                             "float64 lengths in each order, index type)")
 
 _UINT64_INF = np.array(np.inf).view(np.uint64).item()
+
+#: a sweep of Kahn's levels whose largest σ passes RESCALE_ABOVE rescales every source whose open σ
+#: (partial sums and the next level) pass RESCALE_TO into [0.5, 1) (float64 reaches 2^1024)
+RESCALE_ABOVE = 2.0 ** 512
+RESCALE_TO = 2.0 ** 256
 
 
 def sssp_name_expressions(flat_dtype, index_dtype, unit):
@@ -120,6 +131,7 @@ class _Arcs:
         self.index_dtype = idx
         self.device_id = cp.cuda.Device().id
         self.grid_cap = resident_blocks(self.device_id)
+        self.max_in_degree = int(cp.diff(self.icolptr).max()) if self.n else 0
 
 
 class _Block:
@@ -269,10 +281,13 @@ def _hops(B, dist):
 
 
 def _sigma(B, dist, hops):
-    """(σ (n, k) float64, the levels of Kahn's sweep as (queue, start, levels, depth)): level t's
-    entries are queue[start[t] : start[t] + levels[t]], t = 0 .. depth, on the device."""
-    S, cp, k, R = B.S, B.cp, B.k, B.R
+    """(σ (n, k) float64 scaled, the levels of Kahn's sweep as (queue, start, levels, depth), the
+    scale (n, k) int32 or None): σ(v, s) = sigma(v, s) · 2^scale(v, s); level t's entries are
+    queue[start[t] : start[t] + levels[t]], t = 0 .. depth, on the device."""
+    S, cp, k = B.S, B.cp, B.k
     i64, i32 = np.int64, np.int32
+    # between two looks at the levels' largest σ it may grow by max in-degree^R: keep that below 2^400
+    R = max(1, min(B.R, 400 // max(1, int(S.max_in_degree).bit_length())))
     dag = cp.empty((B.n, k), dtype=np.int32)
     # dag(w) = Σ_{u -> w} [DAG arc]                                   (a pull over every in-arc)
     B.launch("dag_count", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, i64(B.n), i64(k), i32(B.Gs), dist, hops, dag))
@@ -281,27 +296,64 @@ def _sigma(B, dist, hops):
     first = B.entries()
     queue = B.buffer(first)  # each reached entry enters exactly one level
     room = max(2 * R, 64)
-    start = cp.zeros(room, dtype=np.int64)
-    levels = cp.zeros(room, dtype=np.uint64)
+    start, levels, top = (cp.zeros(room, dtype=d) for d in (np.int64, np.uint64, np.uint64))
     levels[0:1] = first.size
+    events = []  # (first level of a scale, per-source exponents)
     t = 0
     while True:
         if t + R + 1 >= room:  # room for R more levels and the one they start
-            room = 2 * (t + R + 1)
-            start = cp.concatenate([start, cp.zeros(room - start.size, dtype=np.int64)])
-            levels = cp.concatenate([levels, cp.zeros(room - levels.size, dtype=np.uint64)])
+            grown = 2 * (t + R + 1)
+            start, levels, top = (cp.concatenate([a, cp.zeros(grown - room, dtype=a.dtype)]) for a in (start, levels, top))
+            room = grown
         for _ in range(R):
             # σ(w) += σ(v) over the DAG arcs out of level t; dag(w) -= 1; w joins level t + 1 at 0
-            B.launch("sigma", None, B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels,
+            B.launch("sigma", None, B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels, top,
                                           i32(t), i64(k), i32(B.G), dist, hops, dag, sigma))
             t += 1
         got = to_numpy(levels[t - R + 1:t + 1])
         if not got.all():
             depth = t - R + int(np.argmin(got != 0))  # the last level with entries
-            return sigma, (queue, start, levels, depth)
+            break
+        if (to_numpy(top[t - R:t]).view(np.float64) > RESCALE_ABOVE).any():
+            e = _rescale(cp, sigma, dag, queue, int(to_numpy(start[t:t + 1])[0]), int(got[-1]))
+            if e is not None:
+                events.append((t, e))
+    return sigma, (queue, start, levels, depth), _scale(cp, B, queue, start, levels, depth, events)
 
 
-def _delta(B, dist, hops, sigma, lists):
+def _rescale(cp, sigma, dag, queue, lo, count):
+    """σ of the entries still open (partial sums: dag > 0; the level about to be swept, queue[lo : lo +
+    count]) times 2^-e(s), per source s whose open σ exceed RESCALE_TO, into [0.5, 1): e (k,) int32,
+    or None when no source needed it."""
+    open_ = dag > 0
+    open_.reshape(-1)[queue[lo:lo + count]] = True
+    top = to_numpy(cp.where(open_, sigma, 0.0).max(axis=0))
+    e = np.where(top > RESCALE_TO, np.frexp(top)[1], 0).astype(np.int32)
+    if not e.any():
+        return None
+    # σ<open> = σ · 2^-e                                                     (per source)
+    sigma[...] = cp.where(open_, cp.ldexp(sigma, cp.asarray(-e)[None, :]), sigma)
+    return e
+
+
+def _scale(cp, B, queue, start, levels, depth, events):
+    """scale (n, k) int32: Σ of the exponents of the rescales at or above each entry's level (None
+    when there were none)."""
+    if not events:
+        return None
+    counts = to_numpy(levels[:depth + 1]).astype(np.int64)
+    total = int(counts.sum())
+    firsts = cp.asarray(np.cumsum(counts) - counts)  # the levels lie one after another in the queue
+    level = cp.full(max(B.size, 1), -1, dtype=np.int32)
+    level[queue[:total]] = (cp.searchsorted(firsts, cp.arange(total), side="right") - 1).astype(np.int32)
+    level = level[:B.size].reshape(B.n, B.k)
+    scale = cp.zeros((B.n, B.k), dtype=np.int32)
+    for first, e in events:
+        scale += cp.where(level >= first, cp.asarray(e)[None, :], 0).astype(np.int32)
+    return scale
+
+
+def _delta(B, dist, hops, sigma, lists, scale):
     """δ (n, k) float64, the levels swept deepest first."""
     S, cp, k = B.S, B.cp, B.k
     queue, start, levels, depth = lists
@@ -310,8 +362,13 @@ def _delta(B, dist, hops, sigma, lists):
     for t in range(depth, -1, -1):
         # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t          (a pull over out-arcs)
         B.launch("delta", counts[t], B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int32(t),
-                                           np.int64(k), np.int32(B.G), dist, hops, sigma, delta))
+                                           np.int64(k), np.int32(B.G), dist, hops, sigma, _null(scale), delta))
     return delta
+
+
+def _null(x):
+    """x, or a null pointer for a kernel's optional array."""
+    return np.uint64(0) if x is None else x
 
 
 def _blocks(A, S, src, per_entry, lists):
@@ -328,11 +385,15 @@ def _blocks(A, S, src, per_entry, lists):
     return [src[i:i + k] for i in range(0, len(src), k)]
 
 
-def _check_sigma(sigma):
-    if any_true(sigma == np.inf):
+def _check_sigma(sigma, dist, scale):
+    """Refuse a block whose scaled σ left float64's normal range (inf, or below 2^-1022 at a reached
+    entry: a source whose counts span more than float64's exponents)."""
+    tiny = np.finfo(np.float64).tiny
+    if any_true(sigma == np.inf) or (scale is not None and any_true((sigma < tiny) & (dist != np.inf))):
         raise KernelUnavailable(
-            "the GPU's weighted dependencies count shortest paths in float64, and a vertex here has more than "
-            "float64 holds (about 1.8e308 shortest paths): run them on device='cpu', which rescales the counts")
+            "the GPU's weighted dependencies hold each source's shortest-path counts in float64 scaled by one "
+            "power of two per level, and here the counts of one source span more than float64's exponents: "
+            "run them on device='cpu'")
 
 
 def dependencies(A, src, *, edges, endpoints):
@@ -351,14 +412,14 @@ def dependencies(A, src, *, edges, endpoints):
             B = _Block(S, block, cp)
             dist = _distances(B)
             hops = _hops(B, dist)
-            sigma, lists = _sigma(B, dist, hops)
-            _check_sigma(sigma)
-            delta = _delta(B, dist, hops, sigma, lists)
+            sigma, lists, scale = _sigma(B, dist, hops)
+            _check_sigma(sigma, dist, scale)
+            delta = _delta(B, dist, hops, sigma, lists, scale)
             del lists
             if edges:
                 # acc[p] += Σ_s σ(u)/σ(w) (1 + δ(w)) on every DAG arc p = u -> w
                 B.launch("arc_sums", n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(n), np.int64(B.k),
-                                               np.int32(B.Gs), dist, hops, sigma, delta, acc))
+                                               np.int32(B.Gs), dist, hops, sigma, delta, _null(scale), acc))
                 continue
             b_dev, cols = cp.asarray(block), cp.arange(B.k)
             delta[b_dev, cols] = 0.0  # a source's own dependency is not betweenness
@@ -427,9 +488,11 @@ def shortest_paths(A, src, *, counts):
             dist_out[at:at + B.k] = dist.T
             if counts:
                 hops = _hops(B, dist)
-                sigma, lists = _sigma(B, dist, hops)
+                sigma, lists, scale = _sigma(B, dist, hops)
+                if scale is not None:
+                    sigma = cp.ldexp(sigma, scale)  # inf beyond float64
                 sigma_out[at:at + B.k] = sigma.T
-                del hops, sigma, lists
+                del hops, sigma, lists, scale
             del dist
             at += B.k
     return dist_out, sigma_out
