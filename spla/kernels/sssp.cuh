@@ -14,8 +14,8 @@
 // it is the float64 sum networkx's Dijkstra forms.
 //
 // Layout: a block of k sources over n vertices is vertex-major: entry (v, s) has flat index
-//   q = v*k + s in every (n, k) array: dist double (+inf: unreached), hops int (-1: unreached), count
-//   int, sigma double, delta double, mark and far_mark int.
+//   q = v*k + s in every (n, k) array: dist double (+inf: unreached), hops int (-1: unreached), dag
+//   int (DAG in-arcs not yet counted), sigma double, scale int, delta double, mark and far_mark int.
 // The graph: out-arcs as the CSC of A^T (column v lists the heads w of the arcs v -> w: ocolptr,
 //   orowidx, olen) and in-arcs as the CSC of A (column w lists the tails u of the arcs u -> w:
 //   icolptr, irowidx, ilen); lengths are float64 in each array's order, never read when UNIT (every
@@ -23,7 +23,7 @@
 // Entry lists: the rounds of spla_sssp_relax and spla_sssp_hops each work on a list of entries q
 //   (list, *nlist) and append the next round's entries to another (next, *next_count, at most cap of
 //   them), warp-aggregated; spla_sssp_sigma and spla_sssp_delta work on the levels of one queue
-//   (level t: queue[start[t] : start[t] + count[t]]).  The lengths live on the device, so the host
+//   (level t: queue[start[t] : start[t] + levels[t]]).  The lengths live on the device, so the host
 //   launches several rounds per read and a launch's grid is the device's resident blocks.  An entry
 //   enters a list at most once: relax swaps the list's tag into mark[q] (tags are never reused, so
 //   marks need no clearing), hops claims h by atomicCAS, sigma lists an entry when its last DAG
@@ -183,15 +183,15 @@ __global__ void spla_sssp_hops(const I* __restrict__ ocolptr, const I* __restric
 }
 
 // ================================================================================================
-// spla_sssp_dag_count -- count(w, s) = the DAG arcs u -> w of source s (0 where w is unreached), for
-// every vertex w: a pull over w's in-arcs, no atomics.  (spla_sssp_sigma calls the array dag.)
-//   icolptr (n+1,), irowidx (m,) I; ilen (m,) double; dist, hops, count (n*k,).
+// spla_sssp_dag_count -- dag(w, s) = the DAG arcs u -> w of source s (0 where w is unreached), for
+// every vertex w: a pull over w's in-arcs, no atomics.
+//   icolptr (n+1,), irowidx (m,) I; ilen (m,) double; dist, hops, dag (n*k,).
 // ================================================================================================
 template <class I, bool UNIT>
 __global__ void spla_sssp_dag_count(const I* __restrict__ icolptr, const I* __restrict__ irowidx,
                                     const double* __restrict__ ilen, long long n, long long k, int G,
                                     const double* __restrict__ dist, const int* __restrict__ hops,
-                                    int* __restrict__ count)
+                                    int* __restrict__ dag)
 {
     const int sub = (int)(threadIdx.x & (unsigned int)(G - 1));
     for (long long w = SPLA_SSSP_FIRST(G); w < n; w += SPLA_SSSP_GROUPS(G)) {
@@ -211,7 +211,7 @@ __global__ void spla_sssp_dag_count(const I* __restrict__ icolptr, const I* __re
                         ++c;
                 }
             }
-            count[r] = c;
+            dag[r] = c;
         }
     }
 }
