@@ -653,3 +653,25 @@ def test_gpu_sigma_past_float64_is_rescaled():
     n, arcs = diamonds(1100, side=2300)
     with pytest.raises(spla.KernelUnavailable, match="device='cpu'"):
         sssp.dependencies(build(n, arcs, device="gpu"), np.array([0]), edges=False, endpoints=False)
+
+
+@pytest.mark.gpu
+def test_gpu_rome99_against_scipy_and_the_definition():
+    from conftest import shared_graphs
+
+    root = shared_graphs()
+    if root is None or not (root / "weighted" / "rome99.gr.gz").is_file():
+        pytest.skip("the shared weighted graphs are not here (SPLA_GRAPHS_DIR)")
+    from scipy.sparse.csgraph import dijkstra
+
+    from benchmarks.probes.probe_sssp import read_dimacs
+
+    n, S = read_dimacs(root / "weighted" / "rome99.gr.gz")
+    Acpu = spla.Matrix.from_scipy(S, directed=True, device="cpu")
+    A = Acpu.to("gpu")
+    src = np.random.default_rng(0).choice(n, size=24, replace=False)
+    for delta in (None, 8.0):
+        with spla.tuning.override(sssp_delta=delta):
+            np.testing.assert_array_equal(_host(sssp.shortest_paths(A, src, counts=False)[0]), dijkstra(S, indices=src))
+            got = _host(sssp.dependencies(A, src, edges=False, endpoints=False))
+            np.testing.assert_allclose(got, ref_dependencies(Acpu, src), rtol=RTOL, atol=1e-9)

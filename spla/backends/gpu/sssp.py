@@ -303,7 +303,8 @@ def _sigma(B, dist, hops):
     while True:
         if t + R + 1 >= room:  # room for R more levels and the one they start
             grown = 2 * (t + R + 1)
-            start, levels, top = (cp.concatenate([a, cp.zeros(grown - room, dtype=a.dtype)]) for a in (start, levels, top))
+            start, levels, top = (cp.concatenate([a, cp.zeros(grown - room, dtype=a.dtype)])
+                                  for a in (start, levels, top))
             room = grown
         for _ in range(R):
             # σ(w) += σ(v) over the DAG arcs out of level t; dag(w) -= 1; w joins level t + 1 at 0
