@@ -75,7 +75,7 @@ LIST_KERNELS = ("relax", "hops", "sigma", "delta")
 
 #: device bytes per vertex and source of a block, beyond its entry lists ((n, k) arrays, reductions'
 #: temporaries), and the entry lists a phase holds at once
-DIST_BYTES_PER_ENTRY, DIST_LISTS = 8 + 8 + 17, 4          # dist, mark, far_mark; sums' terms and masks
+DIST_BYTES_PER_ENTRY, DIST_LISTS = 8 + 8 + 17, 3          # dist, mark, far_mark; sums' terms and masks
 DEPS_BYTES_PER_ENTRY, DEPS_LISTS = 8 + 4 + 4 + 8 + 8 + 9, 3  # dist, hops, count, σ, δ; endpoints' mask
 
 SETUP_KEY = declare_cache("gpu_sssp_setup", "the weighted searches' arcs on the GPU (out-arcs, in-arcs, "
