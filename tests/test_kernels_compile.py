@@ -67,7 +67,7 @@ POPCOUNT_NAMES = [f"spla_popcount_check<{t}>" for t in ("int", "unsigned int", "
 def _translation_unit(names):
     """A .cu that includes the kernel headers and takes the address of every instantiation."""
     lines = [f'#include "{gpu.SPMV_SOURCE}"', f'#include "{gpu.BITS_SOURCE}"', f'#include "{gpu.FRONTIER_SOURCE}"',
-             POPCOUNT_CHECK,
+             f'#include "{gpu.SSSP_SOURCE}"', POPCOUNT_CHECK,
              "extern void* const spla_instances[];", "void* const spla_instances[] = {"]
     lines += [f"    (void*)&{n}," for n in names]
     lines.append("};")
@@ -127,7 +127,7 @@ def _assert_compiled(tmp_path, jobs):
 
 
 def test_headers_are_nvrtc_compatible():
-    for path in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE, gpu.SPGEMM_SOURCE):
+    for path in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE, gpu.SPGEMM_SOURCE, gpu.SSSP_SOURCE):
         code = re.sub(r"//[^\n]*", "", cuda_source.load(path))  # what NVRTC gets, without comments
         assert not re.search(r"^\s*#\s*include", code, re.M), f"{path.name}: NVRTC has no standard headers"
         for forbidden in ("std::", "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "printf"):
@@ -206,7 +206,7 @@ def test_package_data_ships_every_kernel_file():
     text = pyproject.read_text()
     patterns = re.findall(r'"([^"]+)"', re.search(r"^spla = \[(.*)\]$", text, re.M).group(1))
     package = gpu.KERNEL_DIR.parent
-    for source in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE, gpu.SPGEMM_SOURCE):
+    for source in (gpu.SPMV_SOURCE, gpu.BITS_SOURCE, gpu.FRONTIER_SOURCE, gpu.SPGEMM_SOURCE, gpu.SSSP_SOURCE):
         for f in cuda_source.files(source):
             rel = f.relative_to(package.resolve()).as_posix()
             assert any(fnmatch.fnmatchcase(rel, pat) and rel.count("/") == pat.count("/") for pat in patterns), \
@@ -248,6 +248,15 @@ def _frontier_names():
             for name in gpu.frontier_name_expressions(q, i).values()]
 
 
+def _sssp_names():
+    """The weighted shortest-path kernels: both flat and matrix index types, lengths read and every length 1."""
+    from spla.backends.gpu.sssp import sssp_name_expressions
+
+    names = {name for q in (np.int32, np.int64) for i in (np.int32, np.int64) for unit in (False, True)
+             for name in sssp_name_expressions(q, i, unit).values()}
+    return sorted(names)
+
+
 def test_sample_covers_every_template_domain_and_functor():
     """What the default compile promises: SAMPLE names every kernel of a module on both index types,
     pattern and valued, every domain and every monoid; the functor cover pairs every monoid and every
@@ -279,12 +288,13 @@ def test_sample_covers_every_template_domain_and_functor():
 @needs_nvcc
 def test_nvcc_compiles_every_kernel_source(tmp_path):
     """Each translation unit includes every kernel source: the SAMPLE modules and the functor cover
-    with every atomic through ptxas to SASS (-c), the bit word, frontier and popcount kernels with
-    them, and every (monoid, operator, domain) through scCOOC to PTX (-ptx)."""
+    with every atomic through ptxas to SASS (-c), the bit word, frontier, weighted shortest-path and
+    popcount kernels with them, and every (monoid, operator, domain) through scCOOC to PTX (-ptx)."""
     sample = sorted({name for m in SAMPLE for name in gpu.name_expressions(*m).values()})
     cover = sorted({gpu.name_expressions(a, m, dt, np.int32, False)["scCOOC"] for a, m, dt in _functor_cover()})
     cross = sorted({gpu.name_expressions(a, m, dt, np.int32, False)["scCOOC"] for a, m, dt in _functor_combos()})
-    others = ["spla_weighted_rowsum<true>", "spla_weighted_rowsum<false>", *POPCOUNT_NAMES, *_frontier_names()]
+    others = ["spla_weighted_rowsum<true>", "spla_weighted_rowsum<false>", *POPCOUNT_NAMES, *_frontier_names(),
+              *_sssp_names()]
     _assert_compiled(tmp_path, [(sample[0::2], ["-c"]), (sample[1::2], ["-c"]), (cover + others, ["-c"]),
                                 (cross, ["-ptx"])])
 
@@ -294,7 +304,7 @@ def test_nvcc_compiles_each_header_alone(tmp_path):
     """Each part includes what it uses (docs/kernels.md): nvcc compiles any header of spla/kernels
     as the only include of a translation unit."""
     headers = sorted(gpu.KERNEL_DIR.glob("*.cuh")) + SPMV_PARTS
-    assert len(headers) == 4 + len(SPMV_PARTS)
+    assert len(headers) == 5 + len(SPMV_PARTS)
 
     def job(header):
         src = tmp_path / f"alone_{header.parent.name}_{header.stem}.cu"
@@ -336,7 +346,7 @@ def test_nvcc_compiles_every_instantiation(tmp_path):
     rest = sorted(set(names) - set(full))
     cross = sorted(set(_cross_product_names()) - set(names))
     cores = _cores()
-    full += POPCOUNT_NAMES + _frontier_names()
+    full += POPCOUNT_NAMES + _frontier_names() + _sssp_names()
     jobs = [(part[i::cores], [flag]) for part, flag in ((full, "-c"), (rest, "-ptx"), (cross, "-ptx"))
             for i in range(cores) if part[i::cores]]
     _assert_compiled(tmp_path, jobs)
@@ -413,6 +423,9 @@ def test_nvrtc_compiles_sample_modules():
     names = [spgemm_name(add, mul, dt, idx, pattern, not pattern, GROUP_SIZES[n % len(GROUP_SIZES)])
              for n, (add, mul, dt, idx, pattern) in enumerate(SAMPLE)]
     lowered = _nvrtc_compile(lib, cuda_source.load(gpu.SPGEMM_SOURCE), names)
+    assert len(set(lowered.values())) == len(names)
+    names = _sssp_names()
+    lowered = _nvrtc_compile(lib, cuda_source.load(gpu.SSSP_SOURCE), names)
     assert len(set(lowered.values())) == len(names)
 
 

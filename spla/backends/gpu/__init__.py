@@ -19,6 +19,8 @@ The modules:
 * ``products``: ``vxm`` and its table of variants;
 * ``spgemm``: ``mxm``, the dot-product SpGEMM of ``spla/kernels/spgemm.cuh``;
 * ``bits``, ``frontier``: bit words and level-structured sparse blocks;
+* ``sssp``: weighted shortest paths and Brandes sums of blocks of sources (``spla/kernels/sssp.cuh``),
+  imported by ``spla.paths`` for a GPU matrix;
 * ``selection``: the kernel choice (``spla.choose_kernel``) and the scale-free metric.
 
 Everything up to a kernel launch is plain Python/NumPy: this package imports without CuPy and loads

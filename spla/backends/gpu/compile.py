@@ -3,7 +3,8 @@ C++ functors, the NVRTC name expressions of every template instantiation, and th
 compile them on first use.
 
 The CUDA source lives in ``spla/kernels/spmv.cuh`` (SpMV), ``spla/kernels/bits.cuh`` (bit words) and
-``spla/kernels/frontier.cuh`` (sparse frontiers) and ``spla/kernels/spgemm.cuh`` (the SpGEMM of mxm).  Kernels are C++ templates over (ADD monoid, MUL
+``spla/kernels/frontier.cuh`` (sparse frontiers), ``spla/kernels/spgemm.cuh`` (the SpGEMM of mxm) and
+``spla/kernels/sssp.cuh`` (weighted shortest paths).  Kernels are C++ templates over (ADD monoid, MUL
 operator, domain T, index type I, pattern-or-valued); this module compiles them at run time with
 CuPy's NVRTC path (``cupy.RawModule(..., name_expressions=...)``), each spmv kernel of an (ADD, MUL,
 T, I, pattern, device) as a module of its own when first used, cached for the life of the process
@@ -35,6 +36,7 @@ SPMV_SOURCE = KERNEL_DIR / "spmv.cuh"
 BITS_SOURCE = KERNEL_DIR / "bits.cuh"
 FRONTIER_SOURCE = KERNEL_DIR / "frontier.cuh"
 SPGEMM_SOURCE = KERNEL_DIR / "spgemm.cuh"
+SSSP_SOURCE = KERNEL_DIR / "sssp.cuh"
 BLOCK = 256  # threads per block of every launch (a multiple of 32; SPLA_BLOCK in spmv.cuh)
 NVRTC_OPTIONS = ("-std=c++17", f"-DSPLA_BLOCK={BLOCK}")
 

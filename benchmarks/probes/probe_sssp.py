@@ -1,0 +1,194 @@
+"""The GPU's batched weighted shortest paths (spla.backends.gpu.sssp) under each frontier policy, beside
+the bytes their distances must move: the measurement behind the tunable sssp_delta.
+
+    PYTHONPATH=. python -m benchmarks.probes.probe_sssp [--graphs-dir DIR] [--deltas none,1,2,4,8,16,32]
+        [--ny-sources 1000] [--repeat 5] [--deps] [--out OUT.json]
+
+Graphs: DIR/weighted/rome99.gr.gz with every vertex a source, DIR/weighted/USA-road-d.NY.gr.gz with
+--ny-sources sources drawn with seed 0 (DIR: --graphs-dir, else $SPLA_GRAPHS_DIR, else ../shared/graphs
+beside the repository, shared/graphs in it, or benchmarks/data/graphs).  The DIMACS files are read here (lines
+``a u v w``, 1-based; a pair listed twice keeps its shortest arc).
+
+Per graph and policy (sssp_delta = none: Bellman-Ford over an active-entry frontier; a number: delta-
+stepping with buckets of that many mean arc lengths): the distances of one block of the sources
+(spla.backends.gpu.sssp._distances, timed between CUDA events: one warm-up, then the median of
+--repeat), its rounds, far-list epochs and relaxed entries, the bytes-moved floors below and the
+share of the device's peak bandwidth the time reaches on them.  With --deps also the whole Brandes
+sums (dependencies, vertex sums) per policy.  The first sources' distances are checked against
+SciPy's Dijkstra, bit for bit.
+
+Bytes-moved floors of the distances of k sources (8-byte distances, 4-byte indices, 8-byte lengths):
+
+* ``output``: every entry written once, n·k·8, plus the graph read once ((n+1)·4 + m·12);
+* ``settle``: what a work-optimal search moves when each reached entry (v, s) is settled once: its
+  distance written (8) and, for each out-arc of v, the head's distance read (8), plus the graph once:
+  Σ_s Σ_{v reached by s} (8 + 8·outdeg(v)) + (n+1)·4 + m·12.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import spla
+from spla.backends.gpu import sssp
+
+REPO = Path(__file__).resolve().parents[2]
+FILES = {"rome99": "weighted/rome99.gr.gz", "USA-road-d.NY": "weighted/USA-road-d.NY.gr.gz"}
+
+
+def graphs_dir(arg):
+    """The first folder holding weighted/rome99.gr.gz among the argument and the usual places."""
+    for d in (arg, os.environ.get("SPLA_GRAPHS_DIR"), REPO.parent / "shared" / "graphs", REPO / "shared" / "graphs",
+              REPO / "benchmarks" / "data" / "graphs"):
+        if d and (Path(d) / FILES["rome99"]).is_file():
+            return Path(d)
+    raise SystemExit("no weighted graphs found: pass --graphs-dir DIR (DIR/weighted/rome99.gr.gz)")
+
+
+def read_dimacs(path):
+    """(n, scipy CSC of the arcs u -> v with length w) of a DIMACS shortest-path file; a pair listed
+    more than once keeps its shortest arc."""
+    n = None
+    rows, cols, vals = [], [], []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.startswith("a "):
+                _, u, v, w = line.split()
+                rows.append(int(u) - 1)
+                cols.append(int(v) - 1)
+                vals.append(float(w))
+            elif line.startswith("p "):
+                n = int(line.split()[2])
+    r, c, w = np.array(rows), np.array(cols), np.array(vals, dtype=np.float64)
+    order = np.lexsort((w, c, r))  # by pair, shortest first
+    r, c, w = r[order], c[order], w[order]
+    first = np.r_[True, (r[1:] != r[:-1]) | (c[1:] != c[:-1])]
+    S = sp.csc_matrix((w[first], (r[first], c[first])), shape=(n, n))
+    S.sort_indices()
+    return n, S
+
+
+def device_peak_bytes_per_s():
+    import cupy as cp
+
+    attrs = cp.cuda.Device().attributes
+    # memory clock (kHz) x bus width (bits) x 2 (double data rate) / 8 bits
+    return attrs["MemoryClockRate"] * 1e3 * attrs["GlobalMemoryBusWidth"] * 2 / 8
+
+
+def floors(S, dist):
+    """{"output", "settle"}: the bytes-moved floors of one block's distances (module docstring)."""
+    n, m = S.shape[0], S.nnz
+    k = dist.shape[1]
+    graph = (n + 1) * 4 + m * 12
+    outdeg = np.diff(S.tocsr().indptr)
+    reached = np.isfinite(dist)
+    settle = int((reached.sum(axis=1) * (8 + 8 * outdeg)).sum())
+    return {"output": n * k * 8 + graph, "settle": settle + graph}
+
+
+def timed_ms(fn, repeat):
+    import cupy as cp
+
+    fn()  # warm-up: compiles, pools
+    times = []
+    for _ in range(repeat):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+    return statistics.median(times), times
+
+
+def run_distances(A, src):
+    """One block's distances and the search's counts: (dist (n, k) CuPy, {rounds, epochs, listed})."""
+    S = sssp._arcs(A)
+    import cupy as cp
+
+    B = sssp._Block(S, src, cp)
+    return sssp._distances(B), dict(B.stats)
+
+
+def parse_deltas(text):
+    return [None if x.strip().lower() == "none" else float(x) for x in text.split(",")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--graphs-dir", default=None)
+    ap.add_argument("--deltas", default="none,1,2,4,8,16,32")
+    ap.add_argument("--ny-sources", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--deps", action="store_true", help="also time the Brandes sums (dependencies)")
+    ap.add_argument("--graphs", default="rome99,USA-road-d.NY")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    import cupy as cp
+    from scipy.sparse.csgraph import dijkstra
+
+    root = graphs_dir(a.graphs_dir)
+    peak = device_peak_bytes_per_s()
+    print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, peak {peak / 1e9:.0f} GB/s")
+    results = []
+    for name in a.graphs.split(","):
+        path = root / FILES[name]
+        if not path.is_file():
+            print(name, "missing:", path)
+            continue
+        n, S = read_dimacs(path)
+        A = spla.Matrix.from_scipy(S, directed=True, device="cpu").to("gpu")
+        if name == "rome99":
+            src = np.arange(n, dtype=np.int64)
+        else:
+            src = np.sort(np.random.default_rng(0).choice(n, size=min(a.ny_sources, n), replace=False))
+        with spla.tuning.override(sssp_max_batch=max(len(src), 1)):
+            blocks = sssp._blocks(A, sssp._arcs(A), src, sssp.DIST_BYTES_PER_ENTRY, sssp.DIST_LISTS)
+        block = blocks[0]
+        print(f"\n{name}: n={n:,} m={S.nnz:,} sources={len(src):,} (block of {len(block):,}), "
+              f"mean length {S.data.mean():.4g}")
+        check = dijkstra(S, indices=block[:4])
+        for delta in parse_deltas(a.deltas):
+            with spla.tuning.override(sssp_delta=delta, sssp_max_batch=max(len(src), 1)):
+                dist, stats = run_distances(A, block)
+                host = cp.asnumpy(dist)
+                same = bool(np.array_equal(host[:, :4].T, check))
+                fl = floors(S, host)
+                del dist
+                ms, times = timed_ms(lambda: run_distances(A, block), a.repeat)
+                row = {"graph": name, "n": n, "m": int(S.nnz), "k": len(block), "sssp_delta": delta,
+                       "distances_ms": ms, "times_ms": times, **stats, "floors_bytes": fl,
+                       "share_of_peak": {key: v / (ms * 1e-3) / peak for key, v in fl.items()},
+                       "equal_to_scipy": same}
+                if a.deps:
+                    dms, _ = timed_ms(lambda: sssp.dependencies(A, block, edges=False, endpoints=False), a.repeat)
+                    row["dependencies_ms"] = dms
+            results.append(row)
+            print(f"  sssp_delta={delta!s:>5}: distances {ms:9.2f} ms  rounds {stats['rounds']:6d}  "
+                  f"epochs {stats['epochs']:5d}  relaxed {stats['listed'] / max(1, len(block) * n):6.2f} x n·k  "
+                  f"floor share of peak: output {row['share_of_peak']['output']:.1%}, "
+                  f"settle {row['share_of_peak']['settle']:.1%}"
+                  + (f"  dependencies {row['dependencies_ms']:9.2f} ms" if a.deps else "")
+                  + ("" if same else "  DIFFERS FROM SCIPY"))
+        if name == "rome99":
+            import time
+
+            t = time.perf_counter()
+            dijkstra(S, indices=src)
+            ms = (time.perf_counter() - t) * 1e3
+            print(f"  scipy.sparse.csgraph.dijkstra, all sources, one host thread: {ms:.1f} ms")
+    if a.out:
+        Path(a.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,503 @@
+"""Weighted shortest paths on the GPU: distances, path counts and Brandes dependencies of blocks of
+sources (the GPU twin of ``spla.backends.cpu_sssp``; ``spla.paths`` dispatches here for a GPU matrix).
+
+Definition (arc u -> v for each stored A[u, v]; lengths w(u, v) = A[u, v] as float64, every length 1
+on a pattern-only matrix; self-loops lie on no shortest path)::
+
+    d(s) = 0;   d(v) = min over arcs u -> v of fl(d(u) + w(u, v))    (one float64 add per arc, in path order)
+    tight arc u -> v:  u != v and fl(d(u) + w(u, v)) == d(v)          (exact float equality)
+    h(s) = 0;   h(v) = min over tight arcs u -> v of h(u) + 1          (fewest arcs among the shortest paths)
+    DAG arc:    a tight arc u -> v with d(u) < d(v), or with d(u) == d(v) and h(u) < h(v)
+    σ(s) = 1;   σ(v) = Σ_{DAG arcs u -> v} σ(u)
+    δ(v) = Σ_{DAG arcs v -> w} σ(v)/σ(w) · (1 + δ(w))
+    arc sum on DAG arc v -> w: σ(v)/σ(w) · (1 + δ(w))    (0 on other arcs)
+
+The h rule orders the vertices a zero-length arc (or one absorbed by rounding) joins at equal
+distance, so the DAG stays acyclic; without such arcs it is networkx's weighted shortest-path DAG.
+
+A block of k sources is held as vertex-major (n, k) arrays (entry (v, s) at v*k + s) and runs four
+phases of ``spla/kernels/sssp.cuh``, each a sequence of rounds over a list of entries that the
+previous round built on the device; the lists' lengths stay on the device, and the host reads them
+once per ``sssp_rounds_per_read`` rounds (a round past the last list finds an empty one):
+
+1. distances (``spla_sssp_relax``): Bellman-Ford with an active-entry frontier, each round relaxing
+   the out-arcs of the entries whose d changed, with atomicMin on the float64 bits; with a finite
+   bucket width Δ (:func:`bucket_width`, the frontier policy) it is delta-stepping: an entry at
+   d >= the current bound waits in a far list until the near list empties, then the bound moves one
+   bucket past the smallest waiting d;
+2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round;
+3. σ (``spla_sssp_dag_count``, then ``spla_sssp_sigma``): Kahn's topological sweep of the DAG, an
+   entry entering its level (the longest DAG path to it, in arcs) when its last DAG in-arc is
+   counted; the levels stay in one queue of the block's reached entries;
+4. δ (``spla_sssp_delta``): the levels deepest first, each entry pulling from its DAG out-arcs; with
+   ``edges``, ``spla_sssp_arc_sums`` adds every arc's sum over the block in A's CSC order.
+
+Each phase touches an entry's arcs once per time the entry is listed: once in phases 2 to 4, once
+per change of d in phase 1.  The (n, k) sweeps (DAG counts, arc sums, the sums over sources) read
+every entry once.
+
+σ beyond float64's range (2^1100 shortest paths through a chain of 1,100 diamonds) is rescaled by
+powers of two, as the unweighted paths do: when a sweep of the Kahn levels finds a level whose
+largest σ passes RESCALE_ABOVE = 2^512, every source whose open counts (partial sums, the next level)
+pass RESCALE_TO = 2^256 has them multiplied by 2^-e into [0.5, 1), exactly; an entry's σ is then
+sigma · 2^scale, scale the exponents of the rescales at or above its level, and δ reads the ratios
+σ(v)/σ(w) with both exponents.  The results keep float64's relative precision unless one source's
+counts span more than float64's exponents (a count of 1 beside one of 2^1100 on open levels), which
+:func:`dependencies` refuses with ``KernelUnavailable``; :func:`shortest_paths` returns inf for a
+count beyond float64.  Sums over sources are formed by CuPy's reductions, in another order than the
+CPU's.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+
+import numpy as np
+
+from ... import memory as _memory
+from ... import tuning as _tuning
+from ...device import HostCopy, any_true, gpu_index, to_numpy
+from ...errors import KernelUnavailable
+from ...matrix import declare_cache
+from ...weights import check_lengths
+from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
+from .frontier import frontier_group
+from .launch import resident_blocks
+
+__all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
+           "SSSP_SOURCE", "KERNEL_KEYS"]
+
+KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums")
+#: the kernels over entry lists, templated on the flat index type too
+LIST_KERNELS = ("relax", "hops", "sigma", "delta")
+
+#: device bytes per vertex and source of a block, beyond its entry lists ((n, k) arrays, reductions'
+#: temporaries), and the entry lists a phase holds at once
+DIST_BYTES_PER_ENTRY, DIST_LISTS = 8 + 8 + 17, 3          # dist, mark, far_mark; sums' terms and masks
+DEPS_BYTES_PER_ENTRY, DEPS_LISTS = 8 + 4 + 4 + 8 + 8 + 9, 3  # dist, hops, count, σ, δ; endpoints' mask
+
+SETUP_KEY = declare_cache("gpu_sssp_setup", "the weighted searches' arcs on the GPU (out-arcs, in-arcs, "
+                                            "float64 lengths in each order, index type)")
+
+_UINT64_INF = np.array(np.inf).view(np.uint64).item()
+
+#: a sweep of Kahn's levels whose largest σ passes RESCALE_ABOVE rescales every source whose open σ
+#: (partial sums and the next level) pass RESCALE_TO into [0.5, 1) (float64 reaches 2^1024)
+RESCALE_ABOVE = 2.0 ** 512
+RESCALE_TO = 2.0 ** 256
+
+
+def sssp_name_expressions(flat_dtype, index_dtype, unit):
+    """{kernel key: NVRTC name expression} of the six kernels for one (flat index type of the entries,
+    matrix index type, every length 1)."""
+    q = INDEX_TYPES[np.dtype(flat_dtype)]
+    i = INDEX_TYPES[np.dtype(index_dtype)]
+    u = "true" if unit else "false"
+    return {key: f"spla_sssp_{key}<{q}, {i}, {u}>" if key in LIST_KERNELS else f"spla_sssp_{key}<{i}, {u}>"
+            for key in KERNEL_KEYS}
+
+
+@functools.lru_cache(maxsize=None)
+def _module(flat_str, index_str, unit, device_id):
+    cp = load_cupy()
+    names = sssp_name_expressions(flat_str, index_str, unit)
+    with cp.cuda.Device(device_id):
+        mod = cp.RawModule(code=source(str(SSSP_SOURCE)), options=NVRTC_OPTIONS,
+                           name_expressions=list(names.values()))
+        return {key: mod.get_function(expr) for key, expr in names.items()}
+
+
+class _Arcs:
+    """A's arcs as the kernels read them: out-arcs (CSC of A.T) and in-arcs (CSC of A), lengths in
+    each order (a one-element placeholder when every length is 1), one index type."""
+
+    def __init__(self, A):
+        cp = load_cupy()
+        At = A.T
+        self.n = A.shape[0]
+        self.nnz = A.nnz
+        idx = max(A.index_dtype, At.index_dtype, key=lambda d: d.itemsize)
+        cast = (lambda a: a.astype(idx, copy=False))
+        ilen = check_lengths(A)
+        self.unit = ilen is None
+        one = cp.ones(1, dtype=np.float64)
+        self.icolptr, self.irowidx = cast(A.colptr), cast(A.rowidx)
+        self.ocolptr, self.orowidx = cast(At.colptr), cast(At.rowidx)
+        self.ilen = one if self.unit else ilen
+        self.olen = one if self.unit else check_lengths(At)
+        self.mean_length = 1.0 if self.unit else (float(ilen.mean()) if ilen.size else 0.0)
+        self.index_dtype = idx
+        self.device_id = cp.cuda.Device().id
+        self.grid_cap = resident_blocks(self.device_id)
+        self.max_in_degree = int(cp.diff(self.icolptr).max()) if self.n else 0
+
+
+class _Block:
+    """One block of k sources: the kernels for its flat index type and the launches over its lists."""
+
+    def __init__(self, S, src_block, cp):
+        self.S, self.cp = S, cp
+        self.src = np.asarray(src_block, dtype=np.int64)
+        self.k = len(src_block)
+        self.n = S.n
+        self.size = S.n * self.k
+        self.flat = flat_dtype(S.n, self.k)
+        self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
+        self.G = frontier_group(S.nnz / max(S.n, 1))  # lanes per listed entry (the frontiers' rule)
+        self.Gs = group_lanes(self.k)  # lanes per vertex of the vertex kernels
+        self.R = _tuning.current().sssp_rounds_per_read
+        self.stats = {}  # the distance search's rounds, buckets and relaxed entries (probes read them)
+
+    def entries(self):
+        """The flat indices (v, s) = v*k + s of the sources (host NumPy)."""
+        return (self.src * self.k + np.arange(self.k)).astype(self.flat)
+
+    def buffer(self, first=None):
+        """A list buffer of n*k entries, holding ``first`` (host NumPy) at its start."""
+        buf = self.cp.empty(max(self.size, 1), dtype=self.flat)
+        if first is not None and first.size:
+            buf[:first.size] = self.cp.asarray(first)
+        return buf
+
+    def launch(self, key, nitems, lanes, args):
+        """One launch of ``key``: blocks for ``nitems`` items of ``lanes`` lanes each (None: a length
+        known on the device only, the resident blocks)."""
+        cap = self.S.grid_cap
+        blocks = cap if nitems is None else int(max(1, min(cap, -(-int(nitems) * lanes // BLOCK))))
+        self.funcs[key]((blocks,), (BLOCK,), args)
+
+
+def flat_dtype(n, k):
+    """The entries' flat index type: int32 while n*k < 2^31, else int64."""
+    return np.dtype(np.int32) if int(n) * int(k) < 2 ** 31 - 1 else np.dtype(np.int64)
+
+
+def _arcs(A):
+    return A.cached(SETUP_KEY, lambda: _Arcs(A))
+
+
+def group_lanes(k):
+    """Lanes per vertex of the vertex kernels: the power of two at or above k, at most 32 (lane g owns
+    the sources g, g + G, ...)."""
+    return int(min(32, 1 << max(0, int(k) - 1).bit_length()))
+
+
+def bucket_width(mean_length, t=None):
+    """Δ, the bucket width of the distance search (the frontier policy): the tuning's sssp_delta times
+    the mean arc length; inf (Bellman-Ford: one bucket) when sssp_delta is None or every length is 0."""
+    t = _tuning.current() if t is None else t
+    if t.sssp_delta is None or not mean_length > 0:
+        return math.inf
+    return float(t.sssp_delta) * float(mean_length)
+
+
+def _counters(R, first):
+    """The counters of R rounds on the host, to copy to the device: the lengths of R + 1 lists (the
+    first ``first``), then the far list's length and smallest distance (+inf's bits)."""
+    c = np.zeros(R + 3, dtype=np.uint64)
+    c[0] = first
+    c[R + 2] = _UINT64_INF
+    return c
+
+
+def _distances(B):
+    """dist (n, k) float64 of the block's sources (inf: unreached)."""
+    S, cp, k, R = B.S, B.cp, B.k, B.R
+    i64, i32, u64, f64 = np.int64, np.int32, np.uint64, np.float64
+    dist = cp.full((B.n, k), np.inf, dtype=np.float64)
+    dist[cp.asarray(B.src), cp.arange(k)] = 0.0
+    mark = cp.zeros((B.n, k), dtype=np.int32)
+    far_mark = cp.zeros((B.n, k), dtype=np.int32)
+    first = B.entries()
+    bufs, far = [B.buffer(first), B.buffer()], B.buffer()
+    ctr = cp.empty(R + 3, dtype=np.uint64)  # R + 1 list lengths, far length, far's smallest d (bits)
+    ctr[:] = cp.asarray(_counters(R, first.size))
+    host = HostCopy(ctr)
+    width = bucket_width(S.mean_length)
+    bound = width  # every source starts at d = 0 < bound
+    tag, far_tag, rounds, listed, cap = 0, 1, 0, 0, u64(B.size)
+    while True:
+        for i in range(R):
+            tag += 1
+            # dist<d < bound> = min(dist, dist(listed) min.plus A): relax the listed entries' out-arcs
+            B.launch("relax", None, B.G, (S.ocolptr, S.orowidx, S.olen, bufs[i % 2], ctr[i:i + 1], i64(k), i32(B.G),
+                                          dist, f64(bound), bufs[(i + 1) % 2], ctr[i + 1:i + 2], cap, mark, i32(tag),
+                                          far, ctr[R + 1:R + 2], far_mark, i32(far_tag), ctr[R + 2:R + 3]))
+        c = host.read().copy()
+        counts = [int(x) for x in c[:R + 1]]
+        nfar, far_min = int(c[R + 1]), float(np.array(c[R + 2], dtype=np.uint64).view(np.float64))
+        rounds += sum(1 for x in counts[:R] if x)
+        listed += sum(counts[:R])
+        if counts[R]:
+            if R % 2:
+                bufs.reverse()  # list R sits in bufs[R % 2]
+            c[0], c[1:R + 1] = counts[R], 0
+            ctr[:] = cp.asarray(c)
+            continue
+        if nfar == 0:
+            break
+        # the near list is empty: the bound moves one bucket past the smallest waiting distance (at
+        # least past it, where a bucket is below its rounding step), and the far list is relaxed next
+        bound = max(max(bound, far_min) + width, float(np.nextafter(far_min, np.inf)))
+        bufs, far = [far, bufs[0]], bufs[1]
+        far_tag += 1
+        ctr[:] = cp.asarray(_counters(R, nfar))
+    B.stats = {"rounds": rounds, "epochs": far_tag, "listed": listed}
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("gpu sssp: distances of %d sources in %d rounds, %d buckets, %d entries relaxed (bucket width %g)",
+                  k, rounds, far_tag, listed, width)
+    return dist
+
+
+def _hops(B, dist):
+    """h (n, k) int32: the fewest arcs among the shortest paths (-1: unreached)."""
+    S, cp, k, R = B.S, B.cp, B.k, B.R
+    hops = cp.full((B.n, k), -1, dtype=np.int32)
+    hops[cp.asarray(B.src), cp.arange(k)] = 0
+    first = B.entries()
+    bufs = [B.buffer(first), B.buffer()]
+    ctr = cp.empty(R + 1, dtype=np.uint64)  # the lengths of R + 1 levels
+    c = np.zeros(R + 1, dtype=np.uint64)
+    c[0] = first.size
+    ctr[:] = cp.asarray(c)
+    host = HostCopy(ctr)
+    t = 0
+    while True:
+        for i in range(R):
+            # hops<tight, hops == -1> = t + 1 over the out-arcs of level t
+            B.launch("hops", None, B.G, (S.ocolptr, S.orowidx, S.olen, bufs[i % 2], ctr[i:i + 1], np.int64(k),
+                                         np.int32(B.G), dist, hops, np.int32(t), bufs[(i + 1) % 2], ctr[i + 1:i + 2],
+                                         np.uint64(B.size)))
+            t += 1
+        c = host.read().copy()
+        if not c[R]:
+            return hops
+        if R % 2:
+            bufs.reverse()
+        c[0], c[1:] = c[R], 0
+        ctr[:] = cp.asarray(c)
+
+
+def _sigma(B, dist, hops):
+    """(σ (n, k) float64 scaled, the levels of Kahn's sweep as (queue, start, levels, depth), the
+    scale (n, k) int32 or None): σ(v, s) = sigma(v, s) · 2^scale(v, s); level t's entries are
+    queue[start[t] : start[t] + levels[t]], t = 0 .. depth, on the device."""
+    S, cp, k = B.S, B.cp, B.k
+    i64, i32 = np.int64, np.int32
+    # between two looks at the levels' largest σ it may grow by max in-degree^R: keep that below 2^400
+    R = max(1, min(B.R, 400 // max(1, int(S.max_in_degree).bit_length())))
+    dag = cp.empty((B.n, k), dtype=np.int32)
+    # dag(w) = Σ_{u -> w} [DAG arc]                                   (a pull over every in-arc)
+    B.launch("dag_count", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, i64(B.n), i64(k), i32(B.Gs), dist, hops, dag))
+    sigma = cp.zeros((B.n, k), dtype=np.float64)
+    sigma[cp.asarray(B.src), cp.arange(k)] = 1.0
+    first = B.entries()
+    queue = B.buffer(first)  # each reached entry enters exactly one level
+    room = max(2 * R, 64)
+    start, levels, top = (cp.zeros(room, dtype=d) for d in (np.int64, np.uint64, np.uint64))
+    levels[0:1] = first.size
+    events = []  # (first level of a scale, per-source exponents)
+    t = 0
+    while True:
+        if t + R + 1 >= room:  # room for R more levels and the one they start
+            grown = 2 * (t + R + 1)
+            start, levels, top = (cp.concatenate([a, cp.zeros(grown - room, dtype=a.dtype)])
+                                  for a in (start, levels, top))
+            room = grown
+        for _ in range(R):
+            # σ(w) += σ(v) over the DAG arcs out of level t; dag(w) -= 1; w joins level t + 1 at 0
+            B.launch("sigma", None, B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels, top,
+                                          i32(t), i64(k), i32(B.G), dist, hops, dag, sigma))
+            t += 1
+        got = to_numpy(levels[t - R + 1:t + 1])
+        if not got.all():
+            depth = t - R + int(np.argmin(got != 0))  # the last level with entries
+            break
+        if (to_numpy(top[t - R:t]).view(np.float64) > RESCALE_ABOVE).any():
+            e = _rescale(cp, sigma, dag, queue, int(to_numpy(start[t:t + 1])[0]), int(got[-1]))
+            if e is not None:
+                events.append((t, e))
+    return sigma, (queue, start, levels, depth), _scale(cp, B, queue, start, levels, depth, events)
+
+
+def _rescale(cp, sigma, dag, queue, lo, count):
+    """σ of the entries still open (partial sums: dag > 0; the level about to be swept, queue[lo : lo +
+    count]) times 2^-e(s), per source s whose open σ exceed RESCALE_TO, into [0.5, 1): e (k,) int32,
+    or None when no source needed it."""
+    open_ = dag > 0
+    open_.reshape(-1)[queue[lo:lo + count]] = True
+    top = to_numpy(cp.where(open_, sigma, 0.0).max(axis=0))
+    e = np.where(top > RESCALE_TO, np.frexp(top)[1], 0).astype(np.int32)
+    if not e.any():
+        return None
+    # σ<open> = σ · 2^-e                                                     (per source)
+    sigma[...] = cp.where(open_, cp.ldexp(sigma, cp.asarray(-e)[None, :]), sigma)
+    return e
+
+
+def _scale(cp, B, queue, start, levels, depth, events):
+    """scale (n, k) int32: Σ of the exponents of the rescales at or above each entry's level (None
+    when there were none)."""
+    if not events:
+        return None
+    counts = to_numpy(levels[:depth + 1]).astype(np.int64)
+    total = int(counts.sum())
+    firsts = cp.asarray(np.cumsum(counts) - counts)  # the levels lie one after another in the queue
+    level = cp.full(max(B.size, 1), -1, dtype=np.int32)
+    level[queue[:total]] = (cp.searchsorted(firsts, cp.arange(total), side="right") - 1).astype(np.int32)
+    level = level[:B.size].reshape(B.n, B.k)
+    scale = cp.zeros((B.n, B.k), dtype=np.int32)
+    for first, e in events:
+        scale += cp.where(level >= first, cp.asarray(e)[None, :], 0).astype(np.int32)
+    return scale
+
+
+def _delta(B, dist, hops, sigma, lists, scale):
+    """δ (n, k) float64, the levels swept deepest first."""
+    S, cp, k = B.S, B.cp, B.k
+    queue, start, levels, depth = lists
+    counts = to_numpy(levels[:depth + 1])
+    delta = cp.zeros((B.n, k), dtype=np.float64)
+    for t in range(depth, -1, -1):
+        # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t          (a pull over out-arcs)
+        B.launch("delta", counts[t], B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int32(t),
+                                           np.int64(k), np.int32(B.G), dist, hops, sigma, _null(scale), delta))
+    return delta
+
+
+def _null(x):
+    """x, or a null pointer for a kernel's optional array."""
+    return np.uint64(0) if x is None else x
+
+
+def _blocks(A, S, src, per_entry, lists):
+    """The sources cut into blocks that fit the device (the tuning's memory_fraction of what is free,
+    at most sssp_max_batch each): ``per_entry`` bytes per vertex and source, and ``lists`` entry
+    lists of n*k flat indices (sized as int64)."""
+    t = _tuning.current()
+    n = max(S.n, 1)
+    need = per_entry + 8 * lists
+    _memory.require(n * need, A.device, what=f"a weighted shortest-path search of one source over {n:,} vertices",
+                    remedy="free device memory, or run on device='cpu'")
+    free = _memory.available_bytes(A.device) or 0
+    k = int(max(1, min(len(src), t.sssp_max_batch, int(free * t.memory_fraction) // (n * need))))
+    return [src[i:i + k] for i in range(0, len(src), k)]
+
+
+def _check_sigma(sigma, dist, scale):
+    """Refuse a block whose scaled σ left float64's normal range (inf, or below 2^-1022 at a reached
+    entry: a source whose counts span more than float64's exponents)."""
+    tiny = np.finfo(np.float64).tiny
+    if any_true(sigma == np.inf) or (scale is not None and any_true((sigma < tiny) & (dist != np.inf))):
+        raise KernelUnavailable(
+            "the GPU's weighted dependencies hold each source's shortest-path counts in float64 scaled by one "
+            "power of two per level, and here the counts of one source span more than float64's exponents: "
+            "run them on device='cpu'")
+
+
+def dependencies(A, src, *, edges, endpoints):
+    """Σ over the sources ``src`` (NumPy int64, checked) of the weighted Brandes sums of the module's
+    definition: a CuPy float64 (n,) per vertex, or with ``edges`` (nnz,) per arc in A's CSC order;
+    ``endpoints`` (vertex sums only) adds [s reaches v, v != s] and, at v = s, r_s - 1."""
+    cp = load_cupy()
+    n = A.shape[0]
+    with cp.cuda.Device(_device_id(A)):
+        acc = cp.zeros(A.nnz if edges else n, dtype=np.float64)
+        src = np.asarray(src, dtype=np.int64)
+        if src.size == 0 or n == 0:
+            return acc
+        S = _arcs(A)
+        for block in _blocks(A, S, src, DEPS_BYTES_PER_ENTRY, DEPS_LISTS):
+            B = _Block(S, block, cp)
+            dist = _distances(B)
+            hops = _hops(B, dist)
+            sigma, lists, scale = _sigma(B, dist, hops)
+            _check_sigma(sigma, dist, scale)
+            delta = _delta(B, dist, hops, sigma, lists, scale)
+            del lists
+            if edges:
+                # acc[p] += Σ_s σ(u)/σ(w) (1 + δ(w)) on every DAG arc p = u -> w
+                B.launch("arc_sums", n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(n), np.int64(B.k),
+                                               np.int32(B.Gs), dist, hops, sigma, delta, _null(scale), acc))
+                continue
+            b_dev, cols = cp.asarray(block), cp.arange(B.k)
+            delta[b_dev, cols] = 0.0  # a source's own dependency is not betweenness
+            acc += delta.sum(axis=1)
+            if endpoints:
+                reached = (dist != np.inf).astype(np.float64)
+                r = reached.sum(axis=0)  # r_s, the source itself included
+                acc += reached.sum(axis=1)
+                acc += cp.bincount(b_dev, weights=r - 2.0, minlength=n)  # at v = s: -1 (itself) + r_s - 1
+    return acc
+
+
+def distance_sums(A, src, *, outgoing):
+    """(Σ d, pairs counted, Σ 1/d over d > 0) of the weighted distances of the sources ``src``: CuPy
+    float64, int64, float64 arrays (n,).  outgoing=False: for every vertex t over the sources that
+    reach it; True: for every source over the vertices it reaches (0 at vertices that are not
+    sources; a source listed twice counts twice).  A pair's vertex itself is counted (d = 0)."""
+    cp = load_cupy()
+    n = A.shape[0]
+    with cp.cuda.Device(_device_id(A)):
+        dsum = cp.zeros(n, dtype=np.float64)
+        reach = cp.zeros(n, dtype=np.int64)
+        harm = cp.zeros(n, dtype=np.float64)
+        src = np.asarray(src, dtype=np.int64)
+        if src.size == 0 or n == 0:
+            return dsum, reach, harm
+        S = _arcs(A)
+        axis = 0 if outgoing else 1
+        for block in _blocks(A, S, src, DIST_BYTES_PER_ENTRY, DIST_LISTS):
+            dist = _distances(_Block(S, block, cp))
+            fin = dist != np.inf
+            d = cp.where(fin, dist, 0.0).sum(axis=axis)
+            c = fin.astype(np.int64).sum(axis=axis)
+            with np.errstate(divide="ignore"):
+                h = cp.where(fin & (dist > 0), 1.0 / dist, 0.0).sum(axis=axis)
+            del dist, fin
+            if outgoing:
+                b_dev = cp.asarray(block)
+                dsum += cp.bincount(b_dev, weights=d, minlength=n)
+                reach += cp.bincount(b_dev, weights=c.astype(np.float64), minlength=n).astype(np.int64)
+                harm += cp.bincount(b_dev, weights=h, minlength=n)
+            else:
+                dsum += d
+                reach += c
+                harm += h
+    return dsum, reach, harm
+
+
+def shortest_paths(A, src, *, counts):
+    """(dist (k, n), σ (k, n) or None): CuPy float64 arrays, row i for source ``src[i]``; dist inf and σ 0
+    where unreached; σ inf where the count passes float64's range."""
+    cp = load_cupy()
+    n = A.shape[0]
+    src = np.asarray(src, dtype=np.int64)
+    with cp.cuda.Device(_device_id(A)):
+        dist_out = cp.empty((src.size, n), dtype=np.float64)
+        sigma_out = cp.empty((src.size, n), dtype=np.float64) if counts else None
+        if src.size == 0 or n == 0:
+            return dist_out, sigma_out
+        S = _arcs(A)
+        at = 0
+        sizes = (DEPS_BYTES_PER_ENTRY, DEPS_LISTS) if counts else (DIST_BYTES_PER_ENTRY, DIST_LISTS)
+        for block in _blocks(A, S, src, *sizes):
+            B = _Block(S, block, cp)
+            dist = _distances(B)
+            dist_out[at:at + B.k] = dist.T
+            if counts:
+                hops = _hops(B, dist)
+                sigma, lists, scale = _sigma(B, dist, hops)
+                if scale is not None:
+                    sigma = cp.ldexp(sigma, scale)  # inf beyond float64
+                sigma_out[at:at + B.k] = sigma.T
+                del hops, sigma, lists, scale
+            del dist
+            at += B.k
+    return dist_out, sigma_out
+
+
+def _device_id(A):
+    return gpu_index(A.device) if ":" in A.device else 0
