@@ -25,6 +25,11 @@ from ... import semirings as _sr
 from ...errors import NoGPUError, UnknownNameError
 from .. import cuda_source
 from ..names import KERNELS
+from .user_functors import ADD_PREFIX, functor
+from .user_functors import code as _user_code
+
+#: what every user functor's name starts with (user_functors.py)
+USER_PREFIX = ADD_PREFIX[:len("spla_user_")]
 
 log = logging.getLogger("spla")
 
@@ -104,7 +109,12 @@ MASK_NONE, MASK_MASK, MASK_COMPLEMENT = 0, 1, 2
 
 
 def atomic_used(add, dtype):
-    """How scCOOC performs ``t[j] = ADD(t[j], v)`` for this monoid and domain (for reasons/docs)."""
+    """How scCOOC performs ``t[j] = ADD(t[j], v)`` for this monoid (a name, or a user Monoid) and
+    domain (for reasons/docs)."""
+    if not isinstance(add, str):
+        if add.atomic and dtype in add.atomic:
+            return f"the atomic given for {add.name} on {dtype}"
+        return f"an atomicCAS loop over {add.name}'s C++ expression (spla_atomic_cas)"
     if dtype == np.bool_:
         return "atomicOr/atomicAnd on the containing 32-bit word"
     if add == "plus":
@@ -113,6 +123,27 @@ def atomic_used(add, dtype):
         op = "atomicMax" if add in ("max", "any") else "atomicMin"
         return f"an atomicCAS loop ({op} has no {dtype} version)" if dtype.kind == "f" else op
     return "atomicOr"
+
+
+def functor_keys(sr, swap=False):
+    """(ADD, MUL) as :func:`name_expressions` takes them: a built-in's name, or a user part's functor
+    name (``spla_user_add_<name>``, ``spla_user_mul_<name>``, ``spla_user_mul_swap_<name>``); swap: the
+    MUL(a, x) of mxv."""
+    mul = sr.mul.swapped() if swap else sr.mul
+    return (functor(sr.add) if sr.add.user else sr.add.name), (functor(mul) if mul.user else mul.name)
+
+
+def user_code(sr, swap=False):
+    """The C++ of ``sr``'s user-defined parts, appended to the kernel source ("" for built-ins)."""
+    return _user_code(sr.add, sr.mul.swapped() if swap else sr.mul)
+
+
+def _add_functor(add):
+    return add if add.startswith(USER_PREFIX) else ADD_FUNCTORS[add][0]
+
+
+def _mul_functor(mul):
+    return mul if mul.startswith(USER_PREFIX) else MUL_FUNCTORS[mul][0]
 
 
 def swap_op(mul_name, swap):
@@ -147,16 +178,20 @@ def supports(kernel, semiring, dtype):
         return False, (f"the GPU kernels have no C type for {dtype}; "
                        f"they run {', '.join(str(d) for d in C_TYPES)}")
     add, mul = sr.add.name, sr.mul.name
-    if add not in ADD_FUNCTORS:
-        return False, f"monoid {add!r} has no CUDA functor (add one to spla/kernels/spmv.cuh and ADD_FUNCTORS)"
-    if mul not in MUL_FUNCTORS:
-        return False, f"operator {mul!r} has no CUDA functor (add one to spla/kernels/spmv.cuh and MUL_FUNCTORS)"
-    if dtype not in ADD_FUNCTORS[add][1]:
-        return False, f"the CUDA monoid {add} is not defined on {dtype}"
-    if dtype not in MUL_FUNCTORS[mul][1]:
-        return False, f"the CUDA operator {mul} is not defined on {dtype}"
+    for part, kind, table in ((sr.add, "monoid", ADD_FUNCTORS), (sr.mul, "operator", MUL_FUNCTORS)):
+        if part.user:
+            if part.cuda is None:
+                return False, (f"the user-defined {kind} {part.name!r} has no CUDA code: register it with cuda= "
+                               "to run it on the GPU")
+            if dtype not in part.dtypes:
+                return False, f"the user-defined {kind} {part.name} is not defined on {dtype}"
+        elif part.name not in table:
+            return False, (f"{kind} {part.name!r} has no CUDA functor (add one to spla/kernels/spmv.cuh and "
+                           f"{'ADD' if kind == 'monoid' else 'MUL'}_FUNCTORS)")
+        elif dtype not in table[part.name][1]:
+            return False, f"the CUDA {kind} {part.name} is not defined on {dtype}"
     if kernel in ATOMIC_KERNELS:
-        return True, f"{kernel} reduces with {atomic_used(add, dtype)}"
+        return True, f"{kernel} reduces with {atomic_used(sr.add if sr.add.user else add, dtype)}"
     return True, f"{kernel} reduces in registers, no atomics"
 
 
@@ -171,13 +206,14 @@ def supports_cached(kernel, sr, dtype):
 def name_expressions(add, mul, dtype, index_dtype, pattern):
     """NVRTC name expressions of the module for one (ADD, MUL, T, I, pattern).
 
-    ``add``/``mul``: monoid/operator names (after :func:`swap_op`).  Returns a dict
+    ``add``/``mul``: monoid/operator names (after :func:`swap_op`), or user functors' names
+    (:func:`functor_keys`; the module's source then ends with :func:`user_code`).  Returns a dict
     ``{"scCSC", "scCSC_tiles", "scCSC_tiles_listed", "listed_chunks", "veCSC", "veCSC_block", "veCSC_rows",
     "veCSC_rows_ordered", "veCSC_rows_items", "veCSC_long_chunks", "veCSC_long_finish", "scCOOC", "push",
     "push_long_chunks", "merge", "mask_worklist", "input_worklist"} -> "spla_...<...>"``, and "veCSC_windows"
     for plus over float32 with MUL(x, a) = x on a pattern A (:func:`windows_semiring`).
     """
-    a, m = ADD_FUNCTORS[add][0], MUL_FUNCTORS[mul][0]
+    a, m = _add_functor(add), _mul_functor(mul)
     t = C_TYPES[np.dtype(dtype)]
     i = INDEX_TYPES[np.dtype(index_dtype)]
     p = "true" if pattern else "false"
@@ -221,6 +257,8 @@ def all_name_expressions(registered_only=True):
     if registered_only:
         for name in _sr.names():
             sr = _sr.get(name)
+            if sr.add.user or sr.mul.user:  # their functors exist only in their generated code
+                continue
             for dt in sr.dtypes:
                 if supports("scCSC", sr, dt)[0]:
                     for swap in (False, True):
@@ -292,10 +330,11 @@ class SpmvKernels:
     benchmarks/probes/probe_cold_start.py).
     """
 
-    def __init__(self, add, mul, dtype_str, index_str, pattern, device_id, options=NVRTC_OPTIONS):
+    def __init__(self, add, mul, dtype_str, index_str, pattern, device_id, options=NVRTC_OPTIONS, code=""):
         self.names = name_expressions(add, mul, np.dtype(dtype_str), np.dtype(index_str), pattern)
         self.device_id = device_id
         self.options = options
+        self.code = code
         self.funcs = {}
 
     def __getitem__(self, key):
@@ -304,17 +343,20 @@ class SpmvKernels:
             cp = load_cupy()
             expr = self.names[key]
             with cp.cuda.Device(self.device_id):
-                mod = cp.RawModule(code=source(str(SPMV_SOURCE)), options=self.options, name_expressions=[expr])
+                mod = cp.RawModule(code=source(str(SPMV_SOURCE)) + self.code, options=self.options,
+                                   name_expressions=[expr])
                 fn = self.funcs[key] = mod.get_function(expr)
             log.debug("gpu: loaded spmv kernel %s", expr)
         return fn
 
 
 @functools.lru_cache(maxsize=None)
-def spmv_module(add, mul, dtype_str, index_str, pattern, device_id, extra=()):
+def spmv_module(add, mul, dtype_str, index_str, pattern, device_id, extra=(), code=""):
     """The kernels of one (ADD, MUL, T, I, pattern) on one device (:class:`SpmvKernels`), compiled with
-    the extra options ``extra`` (a product passes :func:`current_defines`)."""
-    return SpmvKernels(add, mul, dtype_str, index_str, pattern, device_id, NVRTC_OPTIONS + extra)
+    the extra options ``extra`` (a product passes :func:`current_defines`) from the kernel source
+    followed by ``code`` (:func:`user_code`): the text is part of the key, so a user's monoid or
+    operator registered again with other C++ is compiled anew."""
+    return SpmvKernels(add, mul, dtype_str, index_str, pattern, device_id, NVRTC_OPTIONS + extra, code)
 
 
 @functools.lru_cache(maxsize=None)
