@@ -353,7 +353,7 @@ def test_nvcc_compiles_the_generated_functors(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_nvrtc_compiles_the_modules_as_cupy_does():
+def test_nvrtc_compiles_the_modules_as_cupy_does(scratch):
     """The text the GPU backend hands CuPy (the kernel source, then the user functors) compiles with
     NVRTC and the product's name expressions, for vxm and for mxv (swapped operator); skipped
     without a loadable libnvrtc."""
@@ -376,6 +376,13 @@ def test_nvrtc_compiles_the_modules_as_cupy_does():
     add, mul = gpu.functor_keys(s)
     expr = gpu_spgemm.spgemm_name(add, mul, np.int64, np.int64, False, False, 4)
     assert _nvrtc_compile(lib, cuda_source.load(gpu.SPGEMM_SOURCE) + gpu.user_code(s), [expr])
+    # an error in the user's expression is reported at the generated functors' own line
+    scratch += ["bad_times", "bad"]
+    s = sr.semiring(sr.monoid("bad", numpy=np.maximum, cuda="nope(a, b)", identity="min", dtypes=[np.float32]),
+                    "times")
+    with pytest.raises(AssertionError, match=r"spla.semirings user-defined functors\(\d+\): error: .*nope"):
+        _nvrtc_compile(lib, cuda_source.load(gpu.SPMV_SOURCE) + gpu.user_code(s),
+                       [gpu.name_expressions(*gpu.functor_keys(s), np.float32, np.int32, False)["scCOOC"]])
 
 
 def test_generated_code_is_keyed_by_the_definition(scratch):
@@ -506,3 +513,27 @@ def test_unregister():
         sr.unregister("plus_times")
     with pytest.raises(spla.UnknownNameError, match="no user-defined"):
         sr.unregister("nothing")
+
+
+def test_a_compile_error_in_user_code_is_the_users(monkeypatch):
+    """NVRTC's failure on a user's functors is an InvalidOperator naming the instantiation; on the
+    built-in source it stays CuPy's own error (a fake CuPy stands for the device)."""
+    import types
+    from contextlib import nullcontext
+
+    class CompileException(Exception):
+        pass
+
+    def module(code, options, name_expressions):
+        if "spla_user_" in code:
+            raise CompileException("user functors(3): error: identifier \"nope\" is undefined")
+        return types.SimpleNamespace(get_function=lambda expr: ("kernel", expr))
+
+    fake = types.SimpleNamespace(RawModule=module, cuda=types.SimpleNamespace(Device=lambda i: nullcontext()))
+    monkeypatch.setattr(gpu, "load_cupy", lambda: fake)
+    s = sr.get("widest_narrow")
+    add, mul = gpu.functor_keys(s)
+    kernels = gpu.SpmvKernels(add, mul, "<f4", "<i4", False, 0, code=gpu.user_code(s))
+    with pytest.raises(spla.InvalidOperator, match=r"does not compile for spla_sccooc<spla_user_add_widest.*nope"):
+        kernels["scCOOC"]
+    assert gpu.SpmvKernels("plus", "times", "<f4", "<i4", False, 0)["scCOOC"][0] == "kernel"

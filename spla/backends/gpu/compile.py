@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ... import semirings as _sr
-from ...errors import NoGPUError, UnknownNameError
+from ...errors import InvalidOperator, NoGPUError, UnknownNameError
 from .. import cuda_source
 from ..names import KERNELS
 from .user_functors import ADD_PREFIX, functor
@@ -346,11 +346,23 @@ class SpmvKernels:
             cp = load_cupy()
             expr = self.names[key]
             with cp.cuda.Device(self.device_id):
-                mod = cp.RawModule(code=source(str(SPMV_SOURCE)) + self.code, options=self.options,
-                                   name_expressions=[expr])
-                fn = self.funcs[key] = mod.get_function(expr)
+                fn = self.funcs[key] = load_function(cp, source(str(SPMV_SOURCE)), self.code, self.options, expr)
             log.debug("gpu: loaded spmv kernel %s", expr)
         return fn
+
+
+def load_function(cp, text, code, options, expr):
+    """The kernel ``expr`` of the module compiled from ``text + code`` (on the current device).  When
+    ``code`` (a user's functors) is there, a failure to compile is the user's C++: InvalidOperator
+    with the compiler's message, which names the generated functor and line."""
+    try:
+        return cp.RawModule(code=text + code, options=options, name_expressions=[expr]).get_function(expr)
+    except Exception as e:  # CuPy's CompileException, or the NVRTC error it wraps
+        if not code:
+            raise
+        raise InvalidOperator(f"the CUDA code of a user-defined monoid or operator does not compile for {expr}: "
+                              f"{str(e)[-4000:]}\n(the generated functors: spla.backends.gpu.compile.user_code("
+                              "semiring); give cuda= an expression valid for every domain of the definition)") from e
 
 
 @functools.lru_cache(maxsize=None)

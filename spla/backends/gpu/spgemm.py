@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import KernelUnavailable
 from ...matrix import index_dtype
 from .compile import ADD_FUNCTORS, BLOCK, C_TYPES, INDEX_TYPES, MUL_FUNCTORS, NVRTC_OPTIONS, SPGEMM_SOURCE
-from .compile import USER_PREFIX, functor_keys, load_cupy, source, supports, user_code
+from .compile import USER_PREFIX, functor_keys, load_cupy, load_function, source, supports, user_code
 from .launch import blocks_for, resident_threads
 
 __all__ = ["mxm", "spgemm_name", "SPGEMM_SOURCE"]
@@ -62,8 +62,7 @@ def _kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_
     cp = load_cupy()
     expr = spgemm_name(add, mul, dtype_str, index_str, a_pattern, b_pattern, group)
     with cp.cuda.Device(device_id):
-        mod = cp.RawModule(code=source(str(SPGEMM_SOURCE)) + code, options=NVRTC_OPTIONS, name_expressions=[expr])
-        return mod.get_function(expr)
+        return load_function(cp, source(str(SPGEMM_SOURCE)), code, NVRTC_OPTIONS, expr)
 
 
 def _member(keys, sorted_keys, cp):

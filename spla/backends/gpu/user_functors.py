@@ -118,4 +118,5 @@ def code(add, mul) -> str:
         parts.append(op_code(mul))
     if not parts:
         return ""
-    return "\n// ---- spla.semirings: user-defined functors ----\n" + "\n".join(parts)
+    # compile errors then name this part, not a line past the end of the last kernel header
+    return '\n#line 1 "spla.semirings user-defined functors"\n' + "\n".join(parts)
