@@ -263,8 +263,8 @@ def kron(A, B, op="times", *, dtype=None, mask=None, complement=False, structura
     who = "kron"
     _check_matrix(who, "A", A)
     _check_matrix(who, "B", B, A.device)
-    fn = _binary(op, who)
     dtype = _domain(np.result_type(A.dtype, B.dtype) if dtype is None else dtype, who)
+    fn = _binary(op, who, dtype)
     (m, n), (p, q) = A.shape, B.shape
     shape = (m * p, n * q)
     if shape[0] * shape[1] >= 2 ** 63:

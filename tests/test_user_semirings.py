@@ -179,7 +179,7 @@ def test_bottleneck_paths_by_repeated_products():
 @settings(max_examples=scaled(30), deadline=None)
 @given(data=st.data())
 def test_reductions_and_elementwise_with_a_user_monoid(data):
-    """reduce_rows / reduce_cols / reduce_scalar and ewise_add / ewise_mult / apply accept the user's
+    """reduce_rows / reduce_cols / reduce_scalar, ewise_add / ewise_mult / apply and kron accept the user's
     monoid and operator (the plain-function monoid reduces by the pairwise fold)."""
     dtype = data.draw(st.sampled_from([np.dtype(np.int64), np.dtype(np.float64)]), label="dtype")
     A = data.draw(matrices(max_rows=8, dtype=dtype), label="A")
@@ -204,6 +204,12 @@ def test_reductions_and_elementwise_with_a_user_monoid(data):
     np.testing.assert_array_equal(got[0], np.where(pa & pb, a - b, 0))
     got = _matrix_dense(spla.apply(A, "minus", left=dtype.type(1), dtype=dtype), dtype)
     np.testing.assert_array_equal(got[0], np.where(pa, 1 - a, 0))
+    got = _matrix_dense(spla.kron(A, B, "widest", dtype=dtype), dtype)
+    np.testing.assert_array_equal(got[1], np.kron(pa, pb))
+    np.testing.assert_array_equal(got[0], np.where(np.kron(pa, pb), np.maximum(np.kron(a, np.ones_like(b)),
+                                                                              np.kron(np.ones_like(a), b)), 0))
+    with pytest.raises(spla.DomainMismatch, match="minus is not defined on bool"):
+        spla.kron(A, B, "minus", dtype=bool)
 
 
 def test_identity_one_monoid_reduces():
