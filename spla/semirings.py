@@ -15,7 +15,7 @@ operator.  The GPU backend derives its C++ from the monoid's and operator's ``na
 User-defined monoids, operators and semirings
 ---------------------------------------------
 :func:`monoid`, :func:`binary_op` and :func:`semiring` register definitions of a user's own, which
-run through the same paths as the built-ins (vxm, mxv, mxm, ewise_add/ewise_mult, apply and the
+run through the same paths as the built-ins (vxm, mxv, mxm, ewise_add/ewise_mult, apply, kron and the
 reductions)::
 
     widest = spla.semirings.monoid("widest", numpy=np.maximum, cuda="spla_max(a, b)", identity="min")
@@ -458,7 +458,8 @@ def semiring(add, mul, *, dtypes=None) -> Semiring:
     mul = _part("operator", mul, BINARY_OPS, BinaryOp)
     if not (add.user or mul.user):
         raise InvalidOperator(f"semiring: {add.name}_{mul.name} is made of built-ins; use "
-                              f"spla.semirings.get({add.name + '_' + mul.name!r}) or Semiring({add!r}, {mul!r}, dtypes)")
+                              f"spla.semirings.get({add.name + '_' + mul.name!r}) or "
+                              f"Semiring({add!r}, {mul!r}, dtypes)")
     name = f"{add.name}_{mul.name}"
     if name in _BUILTIN_SEMIRINGS:
         raise InvalidOperator(f"semiring: {name!r} is a built-in semiring's name")

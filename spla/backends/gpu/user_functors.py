@@ -83,7 +83,8 @@ def monoid_code(m) -> str:
               "    static const bool IDEMPOTENT = false;",
               f"    template <class T> static SPLA_DEV T identity() {{ return spla_user_identity_{n}<T>::value(); }}",
               f"    template <class T> static SPLA_DEV T op(T a, T b) {{ return (T)({m.cuda}); }}",
-              f"    template <class T> static SPLA_DEV void atomic(T* p, T v) {{ spla_user_atomic_{n}<T>::update(p, v); }}",
+              "    template <class T> static SPLA_DEV void atomic(T* p, T v) "
+              f"{{ spla_user_atomic_{n}<T>::update(p, v); }}",
               "};"]
     return "\n".join(lines) + "\n"
 
