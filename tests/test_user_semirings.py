@@ -310,6 +310,32 @@ def test_gpu_mxm_matches_the_cpu(name, dtype, masked):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_gpu_matrix_operations_match_the_cpu(dtype):
+    """The reductions (products with the user monoid's unregistered m.first / m.second semirings, the
+    scalar folded on the host) and ewise_add / ewise_mult / apply / kron with CuPy arrays (the user's
+    functions called with xp = cupy; a ufunc monoid through cupy's ufunc of that name)."""
+    rng = np.random.default_rng(3)
+
+    def rand(m, n):
+        r, c = np.nonzero(rng.random((m, n)) < 0.3)
+        return spla.Matrix.from_edges(r, c, n=max(m, n), values=rng.integers(-4, 9, r.size).astype(dtype),
+                                      directed=True, device="cpu")
+
+    A, B = rand(30, 30), rand(30, 30)
+    Ag, Bg = A.to("gpu:0"), B.to("gpu:0")
+    for fn in (spla.reduce_rows, spla.reduce_cols):
+        np.testing.assert_array_equal(_dev.to_numpy(fn(Ag, "widest", dtype=dtype)), fn(A, "widest", dtype=dtype))
+    assert spla.reduce_scalar(Ag, "widest", dtype=dtype) == spla.reduce_scalar(A, "widest", dtype=dtype)
+    for got, want in ((spla.ewise_add(Ag, Bg, "widest"), spla.ewise_add(A, B, "widest")),
+                      (spla.ewise_mult(Ag, Bg, "minus"), spla.ewise_mult(A, B, "minus")),
+                      (spla.apply(Ag, "narrow", right=dtype(2)), spla.apply(A, "narrow", right=dtype(2))),
+                      (spla.kron(Ag, Bg, "minus"), spla.kron(A, B, "minus"))):
+        for g, w in zip(_matrix_dense(got.to("cpu"), dtype), _matrix_dense(want, dtype)):
+            np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.gpu
 def test_gpu_recompiles_a_redefined_monoid(scratch):
     """The same name registered again with other C++ runs the new code: the module cache is keyed
     by the generated text."""
