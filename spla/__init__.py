@@ -22,6 +22,7 @@ from .errors import (
     DomainMismatch,
     InsufficientMemory,
     InvalidGraph,
+    InvalidOperator,
     KernelUnavailable,
     NoGPUError,
     SplaError,
@@ -44,5 +45,5 @@ __all__ = [
     "select", "apply_arcs", "memory", "paths", "apply", "assign", "ewise_add", "ewise_mult", "extract", "kron",
     "reduce_rows", "reduce_cols", "reduce_scalar", "weights",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
-    "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "ConvergenceError",
+    "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "InvalidOperator", "ConvergenceError",
 ]

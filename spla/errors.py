@@ -27,6 +27,11 @@ class UnknownNameError(SplaError, ValueError):
     """An unknown semiring, binary operator, kernel, device or option name."""
 
 
+class InvalidOperator(SplaError, ValueError):
+    """A user-defined monoid, operator or semiring that breaks a rule of spla.semirings (a name taken
+    by a built-in, a NumPy function of the wrong shape, a monoid law that a sampled value breaks)."""
+
+
 class KernelUnavailable(SplaError, ValueError):
     """The requested kernel cannot run this semiring/dtype (no atomic or reduction for it)."""
 

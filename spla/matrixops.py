@@ -21,6 +21,8 @@ array module of the operands' device (NumPy on the CPU, CuPy on a GPU): sorted e
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import device as _dev
@@ -61,13 +63,14 @@ def binary_op_names():
     return sorted(set(_sr.BINARY_OPS) | set(_sr.MONOIDS))
 
 
-def _binary(name, who):
+def _binary(name, who, dtype):
     if not isinstance(name, str) or name not in binary_op_names():
         raise UnknownNameError(f"{who}: unknown binary operator {name!r}; use one of {', '.join(binary_op_names())}")
-    if name in _sr.BINARY_OPS:
-        return _sr.BINARY_OPS[name].apply
-    ufunc = _sr.MONOIDS[name].ufunc
-    return lambda x, y, xp: getattr(xp, ufunc.__name__)(x, y)
+    op = _sr.BINARY_OPS[name] if name in _sr.BINARY_OPS else _sr.MONOIDS[name]
+    if op.user and dtype not in op.dtypes:
+        raise DomainMismatch(f"{who}: the user-defined operator {name} is not defined on {dtype}; pass dtype= one of "
+                             f"{', '.join(str(d) for d in op.dtypes)}")
+    return op.apply
 
 
 def _domain(dtype, who):
@@ -188,7 +191,7 @@ def apply(A, op, *, left=None, right=None, dtype=None, mask=None, complement=Fal
                                        "or a binary operator with left= or right=")
             vals = _unary(op, a, xp, dtype)
         else:
-            fn = _binary(op, who)
+            fn = _binary(op, who, dtype)
             s = xp.asarray(np.asarray(scalar).astype(dtype))
             vals = fn(a, s, xp) if left is None else fn(s, a, xp)
             vals = xp.broadcast_to(vals, a.shape)
@@ -230,8 +233,8 @@ def _ewise(who, A, B, op, dtype, union, mask=None, complement=False, structural=
     _check_matrix(who, "B", B, A.device)
     if A.shape != B.shape:
         raise DimensionMismatch(f"{who}: A has shape {A.shape} and B {B.shape}; they must be equal")
-    fn = _binary(op, who)
     dtype = _domain(np.result_type(A.dtype, B.dtype) if dtype is None else dtype, who)
+    fn = _binary(op, who, dtype)
     xp = A.xp
     with _dev.activate(A.device):
         ak, bk = keys_of(A), keys_of(B)
@@ -260,8 +263,8 @@ def kron(A, B, op="times", *, dtype=None, mask=None, complement=False, structura
     who = "kron"
     _check_matrix(who, "A", A)
     _check_matrix(who, "B", B, A.device)
-    fn = _binary(op, who)
     dtype = _domain(np.result_type(A.dtype, B.dtype) if dtype is None else dtype, who)
+    fn = _binary(op, who, dtype)
     (m, n), (p, q) = A.shape, B.shape
     shape = (m * p, n * q)
     if shape[0] * shape[1] >= 2 ** 63:
@@ -314,7 +317,10 @@ def _reduce(who, A, monoid, dtype, axis):
     dtype = np.dtype(dtype)
     m = _monoid(monoid, dtype, who)
     name = "lor" if m.name == "any" and dtype == np.bool_ else m.name
-    by_rows, by_cols = _REDUCING[name]
+    by_rows, by_cols = _REDUCING[name] if name in _REDUCING else _user_reducing(m)
+    # the vector's entries only need to differ from the identity (an identity input contributes
+    # nothing); MUL keeps the matrix's entry
+    fill = 0 if m.identity(dtype) == 1 else 1
     xp = A.xp
     with _dev.activate(A.device):
         if axis is None:
@@ -326,12 +332,20 @@ def _reduce(who, A, monoid, dtype, axis):
             return dtype.type(_total(m, vals, xp, dtype).item())
         # a row (column) with no entry keeps the identity: the product's output that nothing reaches
         if axis == 1:
-            return mxv(A, xp.ones(A.shape[1], dtype=dtype), by_rows)            # w = A ⊕.first 1
-        return vxm(xp.ones(A.shape[0], dtype=dtype), A, by_cols)                 # w = 1 ⊕.second A
+            return mxv(A, xp.full(A.shape[1], fill, dtype=dtype), by_rows)      # w = A ⊕.first 1
+        return vxm(xp.full(A.shape[0], fill, dtype=dtype), A, by_cols)           # w = 1 ⊕.second A
+
+
+@functools.lru_cache(maxsize=None)
+def _user_reducing(m):
+    """A user monoid's semirings (m.first, m.second), unregistered: what _REDUCING lists for built-ins."""
+    return (_sr.Semiring(m, _sr.BINARY_OPS["first"], m.dtypes), _sr.Semiring(m, _sr.BINARY_OPS["second"], m.dtypes))
 
 
 def _total(m, vals, xp, dtype):
     """The monoid's reduction of every value of ``vals`` (non-empty)."""
+    if m.user:
+        return m.ufunc.reduce(_dev.to_numpy(vals))
     if m.name == "plus":
         return xp.sum(vals, dtype=dtype)
     if m.name == "min":

@@ -37,6 +37,7 @@ OPS = pytest.mark.parametrize("op", products(), ids=lambda p: p[0])
     (spla.DimensionMismatch, ValueError), (spla.DomainMismatch, TypeError), (spla.DeviceMismatch, ValueError),
     (spla.UnknownNameError, ValueError), (spla.KernelUnavailable, ValueError), (spla.NoGPUError, RuntimeError),
     (spla.DeviceMemoryError, MemoryError), (spla.InvalidGraph, ValueError), (spla.ConvergenceError, RuntimeError),
+    (spla.InvalidOperator, ValueError),
 ])
 def test_exception_hierarchy(cls, base):
     assert issubclass(cls, spla.SplaError) and issubclass(cls, base)

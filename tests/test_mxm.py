@@ -208,8 +208,9 @@ class _NumpyAsCupy:
         return getattr(np, name)
 
 
-def _emulated_kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id):
+def _emulated_kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id, code=""):
     """spla_spgemm_dot's contract in Python, taking the launch's arguments in the kernel's order."""
+    assert code == ""  # the registered semirings are built-ins: no generated functors
     monoid, op = _sr.MONOIDS[add], _sr.BINARY_OPS[mul]
     dtype = np.dtype(dtype_str)
     assert group in gpu_spgemm.GROUP_SIZES

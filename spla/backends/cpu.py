@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .. import semirings as _sr
 from ..matrix import declare_cache
 from .cpu_mxm import mxm
 from .names import KERNELS
@@ -30,14 +29,6 @@ _ACCUM_UFUNCS = {"plus": np.add, "min": np.minimum, "max": np.maximum, "lor": np
 def supports(kernel, semiring, dtype):
     """The CPU backend runs every semiring/dtype; kernel names only select GPU kernels."""
     return True, "the CPU backend has one implementation for every kernel name"
-
-
-def _swap_op(name, swap):
-    if swap and name == "first":
-        return "second"
-    if swap and name == "second":
-        return "first"
-    return name
 
 
 def _finite_values(A, dtype):
@@ -106,7 +97,7 @@ def _arc_positions_of(A, cols):
     return starts[owner] + offs, owner
 
 
-def _generic_product(u, A, semiring, op, cols, dtype, ident):
+def _generic_product(u, A, semiring, mul, cols, dtype, ident):
     """t (full output shape, identity where nothing contributes) by gather / MUL / segmented reduce."""
     ncols = A.shape[1]
     k = u.shape[1] if u.ndim == 2 else 1
@@ -115,7 +106,6 @@ def _generic_product(u, A, semiring, op, cols, dtype, ident):
     nnz = col_of.shape[0]
     if nnz == 0:
         return t
-    mul = _sr.BINARY_OPS[op]
     ufunc = semiring.add.ufunc
     step = max(1, _CHUNK_ELEMS // max(k, 1))
     for lo in range(0, nnz, step):  # chunks of entries, not a loop over edges
@@ -172,7 +162,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
 def _vxm(u, A, semiring, mask, complement, accum, out, replace, swap):
     dtype = u.dtype
     ident = semiring.identity(dtype)
-    op = _swap_op(semiring.mul.name, swap)
+    mul = semiring.mul.swapped() if swap else semiring.mul  # mxv: MUL(a, x)
+    op = None if mul.user else mul.name
     comp = None if mask is None else (~mask if complement else mask)
     if comp is mask and out is not None and np.may_share_memory(out, mask):
         comp = mask.copy()  # out overlapping the mask: writing out must not change which outputs are computed
@@ -186,7 +177,7 @@ def _vxm(u, A, semiring, mask, complement, accum, out, replace, swap):
             t = np.full((A.shape[1],) + u.shape[1:], ident, dtype=dtype)
             t[cols] = part
     else:
-        t = _generic_product(u, A, semiring, op, cols, dtype, ident)
+        t = _generic_product(u, A, semiring, mul, cols, dtype, ident)
     if comp is not None and comp.ndim < t.ndim:
         comp = comp[:, None]
     if out is None:

@@ -29,7 +29,7 @@ def dense_mxm(A, B, semiring, dtype):
     av, ap = dense_of(A, dtype)
     bv, bp = dense_of(B, dtype)
     m, n = A.shape[0], B.shape[1]
-    add = _ADD.get(sr.add.name, np.maximum)  # any: max, as spla documents
+    add = _ADD.get(sr.add.name, np.maximum if sr.add.name == "any" else sr.add.ufunc)  # any: max, as documented
     values = np.full((m, n), identity(sr.add, dtype), dtype=dtype)
     present = np.zeros((m, n), dtype=bool)
     for i in range(m):

@@ -21,7 +21,7 @@ from ... import tuning as _tuning
 from ...errors import KernelUnavailable
 from . import compile as _c
 from . import tiles as _tiles
-from .compile import ACCUM_CODES, BLOCK, FRESH, INDEX_TYPES, MASK_NONE, REPLACE, log, supports_cached, swap_op
+from .compile import ACCUM_CODES, BLOCK, FRESH, INDEX_TYPES, MASK_NONE, REPLACE, log, supports_cached
 from .launch import (
     adds_into_y,
     atomic_target,
@@ -283,7 +283,7 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     ok, why = supports_cached(kernel, sr, dtype)
     if not ok:
         raise KernelUnavailable(f"GPU kernel {kernel} cannot run {sr.name} on {dtype}: {why}")
-    add, mul = sr.add.name, swap_op(sr.mul.name, swap)
+    add, mul = _c.functor_keys(sr, swap)  # MUL(a, x) for mxv
     ncols = int(A.shape[1])
     k = 1 if u.ndim == 1 else int(u.shape[1])
     out_shape = (ncols,) + tuple(u.shape[1:])
@@ -311,7 +311,8 @@ def vxm(u, A, semiring, mask, complement, accum, out, replace, kernel, swap=Fals
     marr, js, cs, mode = mask_args(cp, mask, complement, k)
     if marr is None:
         marr = u  # unused placeholder pointer
-    funcs = _c.spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id, _c.current_defines())
+    funcs = _c.spmv_module(add, mul, dtype.str, index_dtype.str, pattern, device_id, _c.current_defines(),
+                           _c.user_code(sr, swap))
     group = vecsc_group_size(A, k, resident_blocks(device_id) * BLOCK, t) if kernel == "veCSC" else 1
     tiles = kernel == "scCSC" and k == 1 and mode != MASK_NONE and _tiles.use_tiles(cp, A, colptr, ncols, device_id,
                                                                                    t)

@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import KernelUnavailable
 from ...matrix import index_dtype
 from .compile import ADD_FUNCTORS, BLOCK, C_TYPES, INDEX_TYPES, MUL_FUNCTORS, NVRTC_OPTIONS, SPGEMM_SOURCE
-from .compile import load_cupy, source
+from .compile import USER_PREFIX, functor_keys, load_cupy, load_function, source, supports, user_code
 from .launch import blocks_for, resident_threads
 
 __all__ = ["mxm", "spgemm_name", "SPGEMM_SOURCE"]
@@ -38,8 +38,10 @@ CUSPARSE_MAX = 2 ** 31 - 1
 
 def spgemm_name(add, mul, dtype, index_dtype_, a_pattern, b_pattern, group=32):
     """The NVRTC name expression of ``spla_spgemm_dot`` for one (ADD, MUL, T, I, A pattern, B pattern,
-    lanes per entry)."""
-    return (f"spla_spgemm_dot<{ADD_FUNCTORS[add][0]}, {MUL_FUNCTORS[mul][0]}, {C_TYPES[np.dtype(dtype)]}, "
+    lanes per entry); ``add``/``mul`` as :func:`~.compile.functor_keys` gives them."""
+    a = add if add.startswith(USER_PREFIX) else ADD_FUNCTORS[add][0]
+    m = mul if mul.startswith(USER_PREFIX) else MUL_FUNCTORS[mul][0]
+    return (f"spla_spgemm_dot<{a}, {m}, {C_TYPES[np.dtype(dtype)]}, "
             f"{INDEX_TYPES[np.dtype(index_dtype_)]}, {'true' if a_pattern else 'false'}, "
             f"{'true' if b_pattern else 'false'}, {int(group)}>")
 
@@ -54,12 +56,13 @@ def group_size(A, B):
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id):
+def _kernel(add, mul, dtype_str, index_str, a_pattern, b_pattern, group, device_id, code=""):
+    """The kernel, compiled from spgemm.cuh followed by ``code`` (a user semiring's functors, part of the
+    key: other C++ under the same name compiles anew)."""
     cp = load_cupy()
     expr = spgemm_name(add, mul, dtype_str, index_str, a_pattern, b_pattern, group)
     with cp.cuda.Device(device_id):
-        mod = cp.RawModule(code=source(str(SPGEMM_SOURCE)), options=NVRTC_OPTIONS, name_expressions=[expr])
-        return mod.get_function(expr)
+        return load_function(cp, source(str(SPGEMM_SOURCE)), code, NVRTC_OPTIONS, expr)
 
 
 def _member(keys, sorted_keys, cp):
@@ -98,9 +101,12 @@ def _structure_keys(A, B, cp):
 
 def mxm(A, B, sr, dtype, mask_keys, complement):
     """``(keys, values)`` of T = A ⊕.⊗ B where the mask allows (see ``spla.backends.cpu_mxm.mxm``)."""
+    dtype = np.dtype(dtype)
+    ok, why = supports("scCSC", sr, dtype)  # the functors exist (a user's part has CUDA code)
+    if not ok:
+        raise KernelUnavailable(f"mxm: the GPU cannot run {sr.name} on {dtype}: {why}")
     cp = load_cupy()
     m = A.shape[0]
-    dtype = np.dtype(dtype)
     if mask_keys is not None and not complement:
         keys = mask_keys
     else:
@@ -124,7 +130,8 @@ def mxm(A, B, sr, dtype, mask_keys, complement):
     found = cp.empty(n, dtype=cp.uint8)
     device_id = cp.cuda.Device().id
     group = group_size(A, B)
-    fn = _kernel(sr.add.name, mul.name, dtype.str, np.dtype(idx).str, a_pat, b_pat, group, device_id)
+    add_key, mul_key = functor_keys(sr)
+    fn = _kernel(add_key, mul_key, dtype.str, np.dtype(idx).str, a_pat, b_pat, group, device_id, user_code(sr))
     blocks = blocks_for(group * n, max(1, resident_threads(A.device) // BLOCK))
     fn((blocks,), (BLOCK,), (arr(At.colptr), arr(At.rowidx), avals, arr(B.colptr), arr(B.rowidx), bvals,
                              rows, cols, np.int64(n), vals, found))

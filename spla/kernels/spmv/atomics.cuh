@@ -3,7 +3,8 @@
 //
 // Kernels: none.  spla_atomic_add / _min / _max / _or overloaded on every domain that reaches them
 //   (native where the hardware has the operation, CAS loops or word operations otherwise), and
-//   spla_atomic_update<Add, T>, which ADDs one value into *dst with the monoid's atomic.
+//   spla_atomic_update<Add, T>, which ADDs one value into *dst with the monoid's atomic, and
+//   spla_atomic_cas<Add, T>, the compare-and-swap loop over Add::op of user-defined monoids.
 // Templates: Add, an ADD monoid functor (functors.cuh); T, a domain.
 // Host guarantees: a bool target lies in a CuPy allocation, so the aligned 32-bit word that contains
 //   it lies inside the buffer; supports() admits a monoid on a domain only where its atomic exists.
@@ -103,6 +104,80 @@ SPLA_DEV void spla_atomic_or(long long* p, long long v)
 }
 SPLA_DEV void spla_atomic_or(unsigned long long* p, unsigned long long v) { atomicOr(p, v); }
 SPLA_DEV void spla_atomic_or(bool* p, bool v) { spla_atomic_or_bool(p, v); }
+
+// ------------------------------------------------------------------------------------------------
+// spla_atomic_cas<Add, T>::update(p, v): *p = Add::op(*p, v) as a compare-and-swap loop over the word
+// that holds *p -- the atomic of a user-defined monoid (spla/backends/gpu/user_functors.py) on a domain
+// it gives no atomic for.  Read the word, compute Add::op(old, v), atomicCAS it in; when another thread
+// changed the word in between, retry from the value it left.  No write when Add::op leaves the value
+// as it is.  A bool is updated inside the aligned 32-bit word that contains it (a CuPy allocation, so
+// the whole word lies inside the buffer).  spla_word<T> reads T's bits as the unsigned word atomicCAS
+// takes.
+// ------------------------------------------------------------------------------------------------
+template <class T> struct spla_word;
+template <> struct spla_word<int> {
+    typedef unsigned int W;
+    static SPLA_DEV W bits(int x) { return (W)x; }
+    static SPLA_DEV int value(W w) { return (int)w; }
+};
+template <> struct spla_word<unsigned int> {
+    typedef unsigned int W;
+    static SPLA_DEV W bits(unsigned int x) { return x; }
+    static SPLA_DEV unsigned int value(W w) { return w; }
+};
+template <> struct spla_word<long long> {
+    typedef unsigned long long W;
+    static SPLA_DEV W bits(long long x) { return (W)x; }
+    static SPLA_DEV long long value(W w) { return (long long)w; }
+};
+template <> struct spla_word<unsigned long long> {
+    typedef unsigned long long W;
+    static SPLA_DEV W bits(unsigned long long x) { return x; }
+    static SPLA_DEV unsigned long long value(W w) { return w; }
+};
+template <> struct spla_word<float> {
+    typedef unsigned int W;
+    static SPLA_DEV W bits(float x) { return __float_as_uint(x); }
+    static SPLA_DEV float value(W w) { return __uint_as_float(w); }
+};
+template <> struct spla_word<double> {
+    typedef unsigned long long W;
+    static SPLA_DEV W bits(double x) { return (W)__double_as_longlong(x); }
+    static SPLA_DEV double value(W w) { return __longlong_as_double((long long)w); }
+};
+
+template <class Add, class T>
+struct spla_atomic_cas {
+    static SPLA_DEV void update(T* p, T v)
+    {
+        typedef typename spla_word<T>::W W;
+        W* w = reinterpret_cast<W*>(p);
+        W old = *reinterpret_cast<volatile W*>(w), assumed;
+        do {
+            assumed = old;
+            const W nbits = spla_word<T>::bits(Add::template op<T>(spla_word<T>::value(assumed), v));
+            if (nbits == assumed) return;
+            old = atomicCAS(w, assumed, nbits);
+        } while (old != assumed);
+    }
+};
+template <class Add>
+struct spla_atomic_cas<Add, bool> {
+    static SPLA_DEV void update(bool* p, bool v)
+    {
+        unsigned int shift;
+        unsigned int* w = spla_word_of(p, &shift);
+        unsigned int old = *reinterpret_cast<volatile unsigned int*>(w), assumed;
+        do {
+            assumed = old;
+            const bool cur = ((assumed >> shift) & 0xffu) != 0u;
+            const bool nv = Add::template op<bool>(cur, v);
+            const unsigned int nbits = (assumed & ~(0xffu << shift)) | ((nv ? 1u : 0u) << shift);
+            if (nbits == assumed) return;
+            old = atomicCAS(w, assumed, nbits);
+        } while (old != assumed);
+    }
+};
 
 // *dst = ADD(*dst, v) with ADD's atomic.  Idempotent monoids first read *dst and skip the atomic when
 // it already absorbs v (values only move one way, so a stale read can only cause an unneeded atomic).
