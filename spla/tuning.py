@@ -198,7 +198,7 @@ class Tuning:
                                           "lanes per frontier entry; None: from the mean out-degree")
 
     # ---- weighted shortest paths on the GPU (spla.backends.gpu.sssp)
-    sssp_delta: float | None = _tunable(8.0, _either(_one_of(None), _positive),
+    sssp_delta: float | None = _tunable(32.0, _either(_one_of(None), _positive),
                                         "bucket width of the GPU's weighted distance search (delta-stepping), in "
                                         "mean arc lengths; None: Bellman-Ford with an active-vertex frontier")
     sssp_max_batch: int = _tunable(4096, _positive_int, "most sources in a block of the GPU's weighted searches")
