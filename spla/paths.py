@@ -84,7 +84,8 @@ def available(device: str = "cpu", *, weighted: bool = False) -> tuple[bool, str
         try:
             _gpu_sssp()
         except Exception as exc:  # noqa: BLE001 - any failure to import the GPU module means "not available"
-            return False, f"the GPU's weighted searches (spla.backends.gpu.sssp) do not import ({type(exc).__name__}: {exc})"
+            return False, (f"the GPU's weighted searches (spla.backends.gpu.sssp) do not import "
+                           f"({type(exc).__name__}: {exc})")
         return True, ""
     return _cpu_sssp.available() if weighted else _cpu.available()
 
