@@ -135,6 +135,7 @@ def closeness(M, picked, wf_improved, progress=None):
     """Weighted closeness of every vertex (``picked`` None) or of the vertices ``picked``: as networkx,
     one Dijkstra from u over the reversed arcs (M.T) gives the distances d(v, u) that u's sum adds."""
     n = M.shape[0]
+    spla.weights.check_lengths(M, "weighted closeness")  # a bad arc named as it is in M, not in M.T
     targets = np.arange(n, dtype=np.int64) if picked is None else np.unique(picked)
     # S(u), r(u) = Σ_v d(v, u), |{v reaches u}|       (searches from u along A.T: outgoing sums there)
     dist, reach, _ = distance_sums(M.T, targets, direction="out", progress=progress)
