@@ -170,13 +170,14 @@ def distance_sums(A, sources, *, direction: str = "in", weighted: bool = False):
 
     Raises
     ------
-    KernelUnavailable as :func:`dependencies`; InvalidGraph for a bad length with ``weighted``.
+    KernelUnavailable as :func:`dependencies` (``weighted`` on the CPU without numba runs SciPy's
+    ``csgraph.dijkstra`` instead); InvalidGraph for a bad length with ``weighted``.
     """
     if direction not in ("in", "out"):
         raise ValueError(f"direction must be 'in' or 'out', got {direction!r}")
     if not isinstance(weighted, (bool, np.bool_)):
         raise TypeError(f"weighted must be True or False, got {weighted!r}")
-    src = _check_call(A, sources, "distance_sums", weighted)
+    src = _check_call(A, sources, "distance_sums", weighted, scipy_ok=bool(weighted))
     n = A.shape[0]
     outgoing = direction == "out"
     if weighted:
@@ -188,6 +189,9 @@ def distance_sums(A, sources, *, direction: str = "in", weighted: bool = False):
             return _gpu_sssp().distance_sums(A, src, outgoing=outgoing)
         if src.size == 0:
             return np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.float64)
+        if not _cpu_sssp.available()[0]:
+            # Σ over SciPy's Dijkstra rows                     (no numba: the same distances)
+            return _cpu_sssp.scipy_distance_sums(A, src, outgoing=outgoing)
         if lengths is not None:
             return _cpu_sssp.weighted_distance_sums(A, src, outgoing=outgoing, workers=_cpu_sssp.threads())
         dist, reach, harm = _cpu.distance_sums(A, src, outgoing=outgoing, workers=_cpu.threads())
@@ -218,13 +222,14 @@ def shortest_paths(A, sources, *, weighted: bool = True, counts: bool = False):
 
     Raises
     ------
-    KernelUnavailable as :func:`dependencies` (on the CPU without numba); InvalidGraph for a bad
-    length with ``weighted``; InsufficientMemory when the (k, n) results do not fit.
+    KernelUnavailable as :func:`dependencies` (on the CPU without numba, ``counts`` only: the distances
+    come from SciPy's ``csgraph.dijkstra`` there); InvalidGraph for a bad length with ``weighted``;
+    InsufficientMemory when the (k, n) results do not fit.
     """
     for name, flag in (("weighted", weighted), ("counts", counts)):
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
-    src = _check_call(A, sources, "shortest_paths", True)
+    src = _check_call(A, sources, "shortest_paths", True, scipy_ok=not counts)
     if weighted:
         check_lengths(A, "weighted shortest paths")
     else:
@@ -238,20 +243,23 @@ def shortest_paths(A, sources, *, weighted: bool = True, counts: bool = False):
             xp = A.xp
             return (xp.zeros((0, n)), xp.zeros((0, n))) if counts else xp.zeros((0, n))
         dist, sigma = _gpu_sssp().shortest_paths(A, src, counts=bool(counts))
+    elif not _cpu_sssp.available()[0]:
+        dist, sigma = _cpu_sssp.scipy_shortest_paths(A, src), None  # no numba: SciPy's Dijkstra, the same floats
     else:
         dist, sigma = _cpu_sssp.shortest_paths(A, src, counts=bool(counts), workers=_cpu_sssp.threads())
     return (dist, sigma) if counts else dist
 
 
-def _check_call(A, sources, name, weighted=False):
-    """The checks every search makes at the door: a square spla.Matrix on a device the searches run on,
-    and the sources as an int64 array of vertices; returns the sources."""
+def _check_call(A, sources, name, weighted=False, scipy_ok=False):
+    """The checks every search makes at the door: a square spla.Matrix on a device the searches run on
+    (``scipy_ok``: weighted distances, which SciPy's Dijkstra gives on a CPU without numba), and the
+    sources as an int64 array of vertices; returns the sources."""
     if not isinstance(A, Matrix):
         raise TypeError(f"A must be a spla.Matrix, got {type(A).__name__}")
     if A.shape[0] != A.shape[1]:
         raise DimensionMismatch(f"shortest paths need a square matrix, got shape {A.shape}")
     ok, why = available(A.device, weighted=bool(weighted))
-    if not ok:
+    if not ok and not (scipy_ok and not _dev.is_gpu(A.device)):
         raise KernelUnavailable(f"spla.paths.{name} cannot run on {A.device!r}: {why}")
     return _check_sources(sources, A.shape[0])
 

@@ -488,3 +488,35 @@ def test_usa_road_ny_sampled_sources_against_networkx(device):
     A, G = real_graph("USA-road-d.NY.gr.gz")
     assert A.shape == (264346, 264346) and A.nnz == 730100
     check_real(A, G, device, [0, 123456, 264345])
+
+
+@settings(max_examples=scaled(25), deadline=None)
+@given(weighted_graphs("dec"))
+def test_without_numba_scipy_gives_the_same_distances(g):
+    """numba missing: the weighted distances come from SciPy's Dijkstra, the same floats; the dependencies
+    and σ raise KernelUnavailable naming the fix."""
+    from spla.backends import cpu_paths, cpu_sssp
+
+    n, arcs, directed = g
+    A, G = build(n, arcs, directed)
+    src = np.arange(n)
+    want = spla.paths.shortest_paths(A, src)
+    sums = {d: spla.paths.distance_sums(A, src, direction=d, weighted=True) for d in ("in", "out")}
+    closeness = closeness_centrality(A, distance=True)
+    harmonic = harmonic_centrality(A, distance=True)
+    with pytest.MonkeyPatch.context() as mp:
+        for mod in (cpu_paths, cpu_sssp):
+            mp.setattr(mod, "_kernel", None)
+            mp.setattr(mod, "_why_not", "numba is not importable (test); pip install numba")
+        assert np.array_equal(spla.paths.shortest_paths(A, src), want)
+        for d, (dist, reach, harm) in sums.items():
+            got = spla.paths.distance_sums(A, src, direction=d, weighted=True)
+            assert np.array_equal(got[1], reach)
+            assert_close(got[0], dist)
+            assert_close(got[2], harm)
+        assert_close(closeness_centrality(A, distance=True), closeness)
+        assert_close(harmonic_centrality(A, distance=True), harmonic)
+        with pytest.raises(spla.KernelUnavailable, match="pip install numba"):
+            spla.paths.dependencies(A, src, weighted=True)
+        with pytest.raises(spla.KernelUnavailable, match="pip install numba"):
+            spla.paths.shortest_paths(A, src, counts=True)

@@ -37,6 +37,10 @@ Needs: the out-arcs with their lengths (A.T's CSC arrays and values, built once 
 a directed graph) and the in-arcs with theirs (A's CSC arrays).  Memory per worker: 32 bytes per vertex
 (d, σ̃, δ, e), five indices per vertex (heap slot, heap, pop order, h, DAG offsets), one index per arc
 (the DAG, for dependencies), and an accumulator of n (vertices) or nnz (arcs) float64.
+
+Without numba the distances (``weighted_distance_sums``, ``shortest_paths`` without counts) come from
+SciPy's ``csgraph.dijkstra`` instead (:func:`scipy_distance_sums`, :func:`scipy_shortest_paths`): it sums
+each path in path order too, so its distances are the same floats; the dependencies and σ need numba.
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ from .. import tuning
 from ..matrix import declare_cache
 from ..weights import check_lengths
 
-__all__ = ["available", "threads", "weighted_dependencies", "weighted_distance_sums", "shortest_paths"]
+__all__ = ["available", "threads", "weighted_dependencies", "weighted_distance_sums", "shortest_paths",
+           "scipy_distance_sums", "scipy_shortest_paths"]
 
 LENGTHS_KEY = declare_cache("sssp_lengths", "the arc lengths as float64 in A's CSC order and in A.T's (out-arcs)")
 
@@ -159,3 +164,57 @@ def shortest_paths(A, sources, *, counts, workers):
     with _lock:
         run(*arcs, bool(counts), ws, fs, ex, dag, dist, sigma)
     return dist, (sigma if counts else None)
+
+
+# --------------------------------------------------------------------------- without numba: SciPy's Dijkstra
+#: (k, n) float64 distances per block of SciPy's searches (8 bytes each)
+SCIPY_BLOCK_ENTRIES = 1 << 24
+
+
+def _scipy_blocks(A, sources):
+    """(block of sources, its (len, n) distance rows) from ``scipy.sparse.csgraph.dijkstra``, which sums
+    each path in path order as the compiled search does, so its distances are the same floats; explicit
+    zeros are arcs of length 0 there too."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    in_len, _ = _lengths(A)
+    # A's arcs with their lengths, explicit zeros kept (tocsr drops none)
+    S = sp.csc_array((in_len, np.asarray(A.rowidx), np.asarray(A.colptr)), shape=A.shape).tocsr()
+    n = A.shape[0]
+    step = max(1, SCIPY_BLOCK_ENTRIES // max(n, 1))
+    for lo in range(0, len(sources), step):
+        block = np.asarray(sources[lo:lo + step])
+        yield block, np.atleast_2d(dijkstra(S, directed=True, indices=block))
+
+
+def scipy_distance_sums(A, sources, *, outgoing):
+    """:func:`weighted_distance_sums` by SciPy's Dijkstra (no numba): the same counts and distances, the
+    float sums added in another order (within rounding of the compiled ones)."""
+    n = A.shape[0]
+    dist = np.zeros(n, dtype=np.float64)
+    reach = np.zeros(n, dtype=np.int64)
+    harm = np.zeros(n, dtype=np.float64)
+    for block, D in _scipy_blocks(A, sources):
+        fin = np.isfinite(D)
+        d = np.where(fin, D, 0.0)
+        inv = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
+        if outgoing:
+            np.add.at(dist, block, d.sum(axis=1))
+            np.add.at(reach, block, fin.sum(axis=1))
+            np.add.at(harm, block, inv.sum(axis=1))
+        else:
+            dist += d.sum(axis=0)
+            reach += fin.sum(axis=0)
+            harm += inv.sum(axis=0)
+    return dist, reach, harm
+
+
+def scipy_shortest_paths(A, sources):
+    """:func:`shortest_paths` without counts, by SciPy's Dijkstra (no numba): the same distances."""
+    out = np.empty((len(sources), A.shape[0]), dtype=np.float64)
+    row = 0
+    for block, D in _scipy_blocks(A, sources):
+        out[row:row + len(block)] = D
+        row += len(block)
+    return out
