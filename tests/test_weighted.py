@@ -160,6 +160,10 @@ def check_against_networkx(n, arcs, directed, device):
         k = n // 2
         assert_close(betweenness_centrality(M, weight=True, k=k, seed=7),
                      node_array(nx.betweenness_centrality(G, weight="weight", k=k, seed=7), n))
+    if n > 1:
+        S = list(range(0, n, 2))
+        assert_close(betweenness_centrality(M, weight=True, sources=S, normalized=False),
+                     node_array(nx.betweenness_centrality_subset(G, S, list(G), normalized=False, weight="weight"), n))
     eb = edge_betweenness_centrality(M, weight=True)
     for (u, v), want in nx.edge_betweenness_centrality(G, weight="weight").items():
         assert eb[u, v] == pytest.approx(want, rel=RTOL, abs=1e-12)
@@ -282,6 +286,22 @@ def test_unweighted_calls_ignore_values(device):
     assert_close(closeness_centrality(A, distance=False), closeness_centrality(P))
     d = shortest_path_lengths(A, [1], weight=None)
     assert d[0, 1] == 0 and np.all(d[np.isfinite(d)] == np.round(d[np.isfinite(d)]))
+
+
+def test_progress_and_batches(device):
+    G = nx.gnp_random_graph(40, 0.1, seed=8, directed=True)
+    for u, v in G.edges:
+        G[u][v]["weight"] = 1 + (3 * u + v) % 5
+    want = node_array(nx.betweenness_centrality(G, weight="weight"), 40)
+    calls = []
+    assert_close(betweenness_centrality(G, weight=True, device=device, progress=lambda d, t: calls.append((d, t))),
+                 want)
+    assert calls[-1] == (40, 40) and len(calls) > 1
+    assert_close(betweenness_centrality(G, weight=True, device=device, batch_size=7), want)
+    calls.clear()
+    assert_close(closeness_centrality(G, distance=True, device=device, progress=lambda d, t: calls.append((d, t))),
+                 node_array(nx.closeness_centrality(G, distance="weight"), 40))
+    assert calls[-1] == (40, 40)
 
 
 def test_multigraph_keeps_the_shortest_parallel_edge(device):
@@ -460,6 +480,10 @@ def test_celegans_against_networkx(device):
     n = 297
     M = on(A, device)
     assert_close(betweenness_centrality(M, weight=True), node_array(nx.betweenness_centrality(G, weight="weight"), n))
+    if n > 1:
+        S = list(range(0, n, 2))
+        assert_close(betweenness_centrality(M, weight=True, sources=S, normalized=False),
+                     node_array(nx.betweenness_centrality_subset(G, S, list(G), normalized=False, weight="weight"), n))
     eb = edge_betweenness_centrality(M, weight=True)
     for (u, v), want in nx.edge_betweenness_centrality(G, weight="weight").items():
         assert eb[u, v] == pytest.approx(want, rel=RTOL, abs=1e-12)
