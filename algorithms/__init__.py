@@ -17,7 +17,8 @@ module per batched path: ``betweenness_dense`` ((n, k) blocks), ``betweenness_sp
 frontiers), ``betweenness_single`` (one source at a time, recorded plans); ``bfs``, ``distances`` (closeness,
 harmonic, sum of distances by a bit-parallel BFS), ``hops`` (eccentricity and blocks of hop
 distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
-``correlation``; the graph algorithms composed from matrix primitives (``spla.mxm``, ``spla.select``,
+``correlation``; ``weighted`` (the weighted shortest-path measures' plumbing and
+``shortest_path_lengths``); the graph algorithms composed from matrix primitives (``spla.mxm``, ``spla.select``,
 ``spla.reduce_rows``, ...): ``triangles``, ``kcore``, ``components``, ``jaccard``, ``ktruss``; ``_common``
 (input conversion and shared checks).
 """
@@ -35,10 +36,11 @@ from .kcore import core_number
 from .ktruss import k_truss
 from .pagerank import pagerank
 from .triangles import triangle_count, triangles
+from .weighted import shortest_path_lengths
 
 __all__ = [
     "bfs_levels", "betweenness_centrality", "betweenness_path", "edge_betweenness_centrality", "closeness_centrality",
     "harmonic_centrality", "sum_of_distances", "daccer_volumes", "pagerank", "degree_centrality",
     "rank_correlation", "eccentricity", "hop_distance_blocks", "triangle_count", "triangles", "core_number",
-    "connected_components", "jaccard_edges", "k_truss",
+    "connected_components", "jaccard_edges", "k_truss", "shortest_path_lengths",
 ]

@@ -23,13 +23,17 @@ The dependencies of a block of sources come from one of four paths, three of the
   source at a time per core, its frontier a queue of vertices, so a source costs the arcs it
   reaches; "auto" on the CPU whenever it is available (numba installed), vertex and edge
   betweenness alike.  :func:`betweenness_path` says which path a call takes and why.
+* ``weight=True`` (networkx's ``weight=``): the shortest paths by arc length, Brandes over the weighted
+  shortest-path DAG (:mod:`weighted` gives the definition, ties and zero-length arcs included), one
+  Dijkstra per source through ``spla.paths.dependencies(..., weighted=True)`` on the CPU or a GPU.
 
 This module holds the public functions, their checks at the door, the sources (given, sampled as
 networkx samples them, or all), the choice of path (:func:`betweenness_path`) and block size, and
 the retry with half the block after running out of device memory.
 
 Needs: a square adjacency (arc i -> j is A[i, j]); values (weights) and self-loops are ignored,
-parallel arcs count once: networkx's unweighted (weight=None) semantics.  Memory: the matrix
+parallel arcs count once: networkx's unweighted (weight=None) semantics; with ``weight=True`` the
+values are the arc lengths.  Memory: the matrix
 (n + 1 + m words, twice for a directed graph, which also needs A.T) plus about 64 bytes per vertex
 per source of the block (40 with sparse frontiers); "auto" blocks take half the free device memory.
 The queue path holds, per thread, about 52 bytes per vertex and 4 per arc (int32 indices; their
@@ -50,6 +54,7 @@ import spla
 from . import betweenness_dense as dense
 from . import betweenness_single as single
 from . import betweenness_sparse as sparse
+from . import weighted
 from ._common import (as_list, as_matrix, check_progress, check_sources, free_device_bytes, is_networkx_graph,
                       on_graph_device, pattern_of, to_numpy)
 
@@ -61,7 +66,7 @@ QUEUE_BYTES_PER_VERTEX = 52
 
 @on_graph_device
 def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True, endpoints=False,
-                           batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None):
+                           batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None, weight=None):
     """Shortest-path betweenness centrality of every vertex (networkx semantics and defaults).
 
     Parameters
@@ -108,6 +113,11 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
         on a GPU, the direction-optimised single-source path runs instead (its levels push or
         pull a single vector).  :func:`betweenness_path` tells the path a call takes.
     progress : callable(done, total), optional, called after each block.
+    weight : None, False or True
+        True: shortest paths by arc length, A's values (a networkx graph's "weight" attribute), as
+        networkx's ``weight=``; one Dijkstra per source on the CPU or the GPU (:mod:`weighted` defines
+        the DAG, ties included).  None/False: hop counts.  A pattern-only matrix gives the unweighted
+        answer.  Not with ``targets``.
 
     Returns
     -------
@@ -115,21 +125,28 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
     """
     _check_options(batch_size, kernel, progress, frontier)
     _check_targets_frontier(targets, frontier)
-    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
+    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=_check_weight(weight, targets,
+                                                                                                frontier))
     subset = sources is not None or targets is not None
     if subset and endpoints:
         raise ValueError("endpoints=True cannot be combined with sources= or targets= (networkx's "
                          "betweenness_centrality_subset has no endpoints option)")
-    tgt = _targets(A, M, targets, k)
-    bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress,
-              frontier=frontier, targets=tgt)
+    if _weighted(M, weight):
+        # bc = Σ_{s in src} δ_s                           (one Dijkstra per source, keyed by (d, h))
+        bc = weighted.dependencies(M, src, edges=False, endpoints=endpoints, batch_size=batch_size,
+                                   progress=progress)
+    else:
+        tgt = _targets(A, M, targets, k)
+        bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress,
+                  frontier=frontier, targets=tgt)
     return to_numpy(_rescale(bc, n, normalized=normalized, directed=directed,
                              endpoints=endpoints and not subset, sampled=sampled))
 
 
 @on_graph_device
 def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True,
-                                batch_size="auto", device=None, kernel="auto", progress=None, frontier="auto"):
+                                batch_size="auto", device=None, kernel="auto", progress=None, frontier="auto",
+                                weight=None):
     """Edge betweenness centrality (networkx ``edge_betweenness_centrality`` semantics).
 
     Parameters as :func:`betweenness_centrality` (k, sources, targets, seed, normalized, batch_size,
@@ -139,6 +156,7 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     target (for a smaller set of targets networkx splits a non-target's dependency evenly among its
     parents, not by path counts).  ``frontier``: "auto", "dense" or "queue" (sparse frontiers carry no
     arc sums): "auto" is "queue" on the CPU with numba installed and no ``targets``, "dense" otherwise.
+    ``weight=True``: by arc length, as :func:`betweenness_centrality` (networkx's ``weight=``).
 
     Returns
     -------
@@ -149,11 +167,17 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     """
     _check_options(batch_size, kernel, progress, frontier, edges=True)
     _check_targets_frontier(targets, frontier)
-    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device)
+    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=_check_weight(weight, targets,
+                                                                                                frontier))
     P = pattern_of(M)
-    tgt = _targets(A, M, targets, k)
-    arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
-                           progress=progress, frontier=frontier, targets=tgt))
+    if _weighted(M, weight):
+        # bc(v -> w) = Σ_{s in src} σ_sv / σ_sw · (1 + δ_s(w))     (one Dijkstra per source, keyed by (d, h))
+        arc_bc = to_numpy(weighted.dependencies(M, src, edges=True, endpoints=False, batch_size=batch_size,
+                                                progress=progress))
+    else:
+        tgt = _targets(A, M, targets, k)
+        arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
+                               progress=progress, frontier=frontier, targets=tgt))
     if not directed and P.nnz:
         # bc(u -> v) = bc(v -> u) = the sum of both arcs' dependencies: B + B'    (an undirected edge)
         B = spla.Matrix.from_csc(P.colptr, P.rowidx, arc_bc, P.shape, directed=True, device="cpu")
@@ -177,11 +201,12 @@ def _check_options(batch_size, kernel, progress, frontier="dense", edges=False):
     check_progress(progress)
 
 
-def _prepare(A, k, sources, seed, device):
+def _prepare(A, k, sources, seed, device, lengths=False):
     """(sources, the sampled sources or None, n, directed, M): the sources given (nodes of a networkx
-    graph or vertex indices), k sampled as networkx samples them, or every vertex."""
+    graph or vertex indices), k sampled as networkx samples them, or every vertex; M holds the arc
+    lengths when ``lengths``."""
     nodes = list(A) if is_networkx_graph(A) else None
-    M = as_matrix(A, device=device)
+    M = weighted.weighted_matrix(A, device) if lengths else as_matrix(A, device=device)
     n = M.shape[0]
     sampled = None
     if k is not None and sources is not None:
@@ -208,6 +233,26 @@ def _prepare(A, k, sources, seed, device):
     else:
         src = np.arange(n, dtype=np.int64)
     return src, sampled, n, M.directed, M
+
+
+def _check_weight(weight, targets, frontier):
+    """Whether the betweenness is weighted (``weight``: None, False or True), checked at the door with
+    the options the weighted searches do not take."""
+    if not weighted.check_weight(weight):
+        return False
+    if targets is not None:
+        raise NotImplementedError("weighted betweenness (weight=True) runs from sources to every vertex; targets= "
+                                  "is not available with it")
+    if frontier not in ("auto", "queue"):
+        raise ValueError(f"weighted betweenness (weight=True) runs one Dijkstra per source; frontier must be 'auto', "
+                         f"not {frontier!r}")
+    return True
+
+
+def _weighted(M, weight):
+    """Whether M's betweenness runs the weighted searches: weight=True on a matrix with values (a
+    pattern-only matrix's lengths are all 1, its hop-count paths give the same sums)."""
+    return weighted.check_weight(weight) and not M.is_pattern
 
 
 def _check_targets_frontier(targets, frontier):
@@ -317,15 +362,24 @@ _noted_no_queue = []  # the queue path's absence is logged once per process
 
 @on_graph_device
 def betweenness_path(A, *, k=None, sources=None, targets=None, seed=None, edges=False, batch_size="auto",
-                     device=None, frontier="auto") -> BetweennessPath:
+                     device=None, frontier="auto", weight=None) -> BetweennessPath:
     """The path :func:`betweenness_centrality` (``edges=False``) or :func:`edge_betweenness_centrality`
     (``edges=True``) takes with these arguments, and why (``BetweennessPath(name, why)``; name is
-    "queue", "dense", "sparse" or "single").  Runs no betweenness; on a GPU, "auto" with several
-    sources runs the sample BFS of ``betweenness_sparse.use_sparse_frontier``.  The choice is
-    also logged (logger "spla", level DEBUG) by every betweenness call."""
+    "queue", "dense", "sparse", "single" or, with ``weight=True`` on a matrix with values,
+    "dijkstra").  Runs no betweenness; on a GPU, "auto" with several sources runs the sample BFS of
+    ``betweenness_sparse.use_sparse_frontier``.  The choice is also logged (logger "spla", level
+    DEBUG) by every unweighted betweenness call."""
     _check_options(batch_size, "auto", None, frontier, edges=edges)
     _check_targets_frontier(targets, frontier)
-    src, _, _, _, M = _prepare(A, k, sources, seed, device)
+    is_weighted = _check_weight(weight, targets, frontier)
+    src, _, _, _, M = _prepare(A, k, sources, seed, device, lengths=is_weighted)
+    if _weighted(M, weight):
+        ok, why = spla.paths.available(M.device, weighted=True)
+        if not ok:
+            raise spla.KernelUnavailable(f"weighted betweenness cannot run here: {why}")
+        where = (f"on {M.device}" if spla.device.is_gpu(M.device) else
+                 f"on {spla.paths.threads()} thread{'s' if spla.paths.threads() != 1 else ''}")
+        return BetweennessPath("dijkstra", f"weight=True: one Dijkstra per source keyed by (distance, hops), {where}")
     return _choose(pattern_of(M), src, edges=edges, batch_size=batch_size, frontier=frontier,
                    targets=targets is not None)
 

@@ -51,6 +51,13 @@ become ``done``; they cancel in the differences.
 On the CPU, when numba is installed, the same sums come from one compiled BFS per source instead
 (``spla.paths.distance_sums``, the machine's cores sharing the sources; ``use_searches``).
 
+Weighted (``distance=True`` for closeness and harmonic, ``weight=True`` for the sum of distances, as
+networkx): d(s, t) is the weighted distance of :mod:`weighted` (float64 sums in path order), from one
+Dijkstra per source (``spla.paths.distance_sums(..., weighted=True)``, CPU or GPU); closeness runs
+them from each vertex over the reversed arcs, as networkx does, so each d(v, u) is summed as networkx
+sums it.  A pair of distinct vertices at distance 0 (zero-length arcs) counts in r and adds 0 to S
+and nothing to H, as in networkx.
+
 Memory: two (n, W) uint64 arrays plus an (n, W) bool mask and the backend's
 temporaries, about 37·n bytes per word (``BYTES_PER_WORD_ROW``); W is chosen from
 ``free_device_bytes`` (the tunable ``memory_fraction`` of it, docs/decisions/algorithms.md) and
@@ -72,7 +79,7 @@ import spla.bits
 from spla.device import any_true
 from spla.errors import DeviceMemoryError
 
-from . import _common
+from . import _common, weighted
 from ._common import as_matrix, check_progress, on_graph_device, to_numpy
 from .bfs import bfs_levels
 
@@ -327,7 +334,8 @@ def _searches(A, direction, harmonic, progress, sources=None):
 
 # --------------------------------------------------------------------------- public API
 @on_graph_device
-def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, kernel="auto", progress=None):
+def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, kernel="auto", progress=None,
+                         distance=None):
     """Closeness centrality of every vertex, equal to ``networkx.closeness_centrality(G)``.
 
     C(u) = (r(u) - 1) / Σ_{v reaches u} d(v, u), times (r(u) - 1) / (n - 1) when
@@ -344,6 +352,10 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
         ``closeness_centrality(G, u=...)``, for a few vertices.
     device, kernel : where to run, and the GPU product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push")
     progress : callable(done_sources, n), optional, called after each source block
+    distance : None, False or True
+        True: d is the weighted distance, A's values the arc lengths (a networkx graph's "weight"
+        attribute), as networkx's ``distance=``: one Dijkstra from each vertex over the reversed arcs
+        (``weighted``); a pattern-only matrix gives the hop-count answer.
 
     Returns
     -------
@@ -351,14 +363,18 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
     """
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
+    is_weighted = weighted.check_weight(distance, "distance")
     picked = None if vertices is None else _common.vertex_indices(A, vertices, "vertices")
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
-    M = as_matrix(A, device=device)
+    M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
     n = M.shape[0]
     xp = M.xp
     if n == 1:
         return np.zeros(1 if picked is None else len(picked), dtype=np.float64)
+    if is_weighted and not M.is_pattern:
+        # C(u) = (r(u) - 1) / Σ_v d(v, u)  [· (r(u) - 1) / (n - 1)]    (a Dijkstra from u along A.T)
+        return weighted.closeness(M, picked, wf_improved, progress)
     if picked is not None:
         return _closeness_of(M, picked, wf_improved, kernel)
     dist, reach, _ = distance_sums(M, direction="in", kernel=kernel, progress=progress)
@@ -374,21 +390,28 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
 
 
 @on_graph_device
-def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress=None):
+def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress=None, distance=None):
     """Harmonic centrality of every vertex, equal to ``networkx.harmonic_centrality(G)``.
 
     H(u) = Σ_{v ∈ S, v ≠ u, v reaches u} 1 / d(v, u)   (incoming distances for directed graphs)
 
     over the sources S: every vertex, or ``sources`` (indices 0..n-1; nodes for a networkx graph;
     repeats count once): ``networkx.harmonic_centrality(G, sources=S)``, whose BFS runs from the
-    sources only.  Other parameters as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
+    sources only.  ``distance=True``: weighted distances, one Dijkstra per source, as networkx's
+    ``distance=``; a pair at weighted distance 0 adds nothing (networkx skips d == 0).  Other parameters
+    as :func:`closeness_centrality`.  Returns a numpy float64 array (n,).
     """
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
+    is_weighted = weighted.check_weight(distance, "distance")
     picked = None if sources is None else np.unique(_common.vertex_indices(A, sources, "sources"))
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
-    M = as_matrix(A, device=device)
+    M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
+    if is_weighted and not M.is_pattern:
+        src = np.arange(M.shape[0], dtype=np.int64) if picked is None else picked
+        # H(u) = Σ_{s in S} 1 / d(s, u) over d > 0            (one Dijkstra per source)
+        return to_numpy(weighted.distance_sums(M, src, direction="in", progress=progress)[2])
     src = None if picked is None else M.xp.asarray(picked)
     _, _, harm = distance_sums(M, direction="in", harmonic=True, sources=src, kernel=kernel, progress=progress)
     return to_numpy(harm)
@@ -410,7 +433,7 @@ def _closeness_of(M, picked, wf_improved, kernel):
 
 
 @on_graph_device
-def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progress=None):
+def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progress=None, weight=None):
     """Sum of the hop distances from each vertex to every vertex it reaches ("shortness").
 
     s(v) = Σ_{t reachable from v} d(v, t)   (outgoing distances; unreachable t are skipped,
@@ -421,18 +444,30 @@ def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progr
 
     Parameters as :func:`closeness_centrality`, and
     return_reach : bool, also return r(v) = |{t : v reaches t}| (v itself included)
+    weight : None, False or True
+        True: weighted distances (A's values the arc lengths; a networkx graph's "weight" attribute),
+        one Dijkstra per vertex (``weighted``); the sums are then float64.
 
     Returns
     -------
-    numpy int64 array (n,) of s(v) (exact); with ``return_reach``, a pair (s, r) of int64 (n,)
+    numpy int64 array (n,) of s(v) (exact; float64 with ``weight=True``); with ``return_reach``, a pair
+    (s, r), r int64 (n,)
     """
     if not isinstance(return_reach, (bool, np.bool_)):
         raise TypeError(f"return_reach must be True or False, got {return_reach!r}")
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
+    is_weighted = weighted.check_weight(weight)
     if is_empty_graph(A):
-        empty = np.zeros(0, dtype=np.int64)
-        return (empty, empty.copy()) if return_reach else empty
-    M = as_matrix(A, device=device)
-    dist, reach, _ = distance_sums(M, direction="out", kernel=kernel, progress=progress)
+        empty = np.zeros(0, dtype=np.float64 if is_weighted else np.int64)
+        return (empty, np.zeros(0, dtype=np.int64)) if return_reach else empty
+    M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
+    if is_weighted and not M.is_pattern:
+        # s(v) = Σ_t d(v, t)                                   (one Dijkstra per source)
+        dist, reach, _ = weighted.distance_sums(M, np.arange(M.shape[0], dtype=np.int64), direction="out",
+                                                progress=progress)
+    else:
+        dist, reach, _ = distance_sums(M, direction="out", kernel=kernel, progress=progress)
+        if is_weighted:
+            dist = dist.astype(np.float64)
     return (to_numpy(dist), to_numpy(reach)) if return_reach else to_numpy(dist)

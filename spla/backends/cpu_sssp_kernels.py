@@ -1,0 +1,308 @@
+"""The compiled loops of :mod:`spla.backends.cpu_sssp` (numba; imported only when they run).
+
+One Dijkstra per source, keyed lexicographically by (d, h), with a binary heap indexed by vertex
+(decrease-key in place); the definitions, the representation of σ and the memory are described in
+:mod:`spla.backends.cpu_sssp`.  ``cache=True``: each function is compiled once per signature on a
+machine and loaded from numba's cache afterwards.
+
+A worker's index workspace ``ws`` is one (5, n + 1) array of the index dtype, its rows:
+
+    POS     -1: not reached; >= 0: the vertex's slot in the heap; SETTLED: popped
+    HEAP    the heap of reached vertices not yet popped (slots 0..size-1)
+    ORDER   the popped vertices in pop order (a topological order of the DAG)
+    HOPS    h of each reached vertex
+    PRED    the DAG arcs into ORDER[i] are dag[PRED[i]:PRED[i + 1]] (A's in-arc positions)
+
+its float workspace ``fs`` one (3, n) float64 array: DIST (d, inf where not reached), SIG (σ̃, the
+mantissa part of σ) and DELTA (δ); ``ex`` (n,) int64 the power of two of each σ (σ = σ̃ · 2^ex).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+#: a σ̃ that exceeds this is brought into [0.5, 1) and its power of two moved into ``ex``
+RESCALE_ABOVE = 2.0 ** 512
+POS, HEAP, ORDER, HOPS, PRED = 0, 1, 2, 3, 4
+WS_ROWS = 5
+DIST, SIG, DELTA = 0, 1, 2
+SETTLED = -2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(a, b, dist, hops):
+    """Whether vertex a's key (d, h) is lexicographically below b's."""
+    da, db = dist[a], dist[b]
+    return da < db or (da == db and hops[a] < hops[b])
+
+
+@njit(cache=True, nogil=True)
+def _sift_up(i, heap, pos, dist, hops):
+    v = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        u = heap[parent]
+        if not _before(v, u, dist, hops):
+            break
+        heap[i] = u
+        pos[u] = i
+        i = parent
+    heap[i] = v
+    pos[v] = i
+
+
+@njit(cache=True, nogil=True)
+def _sift_down(i, size, heap, pos, dist, hops):
+    v = heap[i]
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and _before(heap[c + 1], heap[c], dist, hops):
+            c += 1
+        u = heap[c]
+        if not _before(u, v, dist, hops):
+            break
+        heap[i] = u
+        pos[u] = i
+        i = c
+    heap[i] = v
+    pos[v] = i
+
+
+@njit(cache=True, nogil=True)
+def search(s, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, counting, ws, fs, ex, dag):
+    """Dijkstra from s keyed by (d, h); returns the number of vertices popped (ORDER[:tail]).
+
+    With ``counting``, σ of each vertex is pulled when it is popped, along its in-arcs from the DAG
+    arcs' tails (all popped before it: their keys are lower), and those arcs' positions recorded."""
+    pos, heap, order, hops, pred = ws[POS], ws[HEAP], ws[ORDER], ws[HOPS], ws[PRED]
+    dist, sig = fs[DIST], fs[SIG]
+    dist[s] = 0.0
+    hops[s] = 0
+    heap[0] = s
+    pos[s] = 0
+    size, tail, k = 1, 0, 0
+    while size > 0:
+        v = heap[0]
+        size -= 1
+        if size > 0:
+            heap[0] = heap[size]
+            pos[heap[0]] = 0
+            _sift_down(0, size, heap, pos, dist, hops)
+        pos[v] = SETTLED
+        order[tail] = v
+        dv = dist[v]
+        hv = hops[v]
+        if counting:
+            pred[tail] = k
+            if tail == 0:
+                sig[v] = 1.0
+                ex[v] = 0
+            else:
+                total = 0.0
+                e = 0
+                for p in range(in_ptr[v], in_ptr[v + 1]):
+                    u = in_idx[p]
+                    if u == v or pos[u] != SETTLED:
+                        continue
+                    du = dist[u]
+                    # a DAG arc: tight, and below v's key (d, h)
+                    if du + in_len[p] == dv and (du < dv or hops[u] < hv):
+                        eu = ex[u]
+                        if eu == e:
+                            total += sig[u]
+                        elif eu < e:
+                            total += math.ldexp(sig[u], eu - e)
+                        else:
+                            total = math.ldexp(total, e - eu) + sig[u]
+                            e = eu
+                        dag[k] = p
+                        k += 1
+                if total > RESCALE_ABOVE:
+                    f = math.frexp(total)[1]
+                    total = math.ldexp(total, -f)
+                    e += f
+                sig[v] = total
+                ex[v] = e
+        tail += 1
+        nh = hv + 1
+        for p in range(out_ptr[v], out_ptr[v + 1]):
+            w = out_idx[p]
+            pw = pos[w]
+            if pw == SETTLED or w == v:
+                continue
+            nd = dv + out_len[p]  # the path's sum, formed in path order
+            if pw < 0:
+                dist[w] = nd
+                hops[w] = nh
+                heap[size] = w
+                pos[w] = size
+                size += 1
+                _sift_up(size - 1, heap, pos, dist, hops)
+            elif nd < dist[w] or (nd == dist[w] and nh < hops[w]):
+                dist[w] = nd
+                hops[w] = nh
+                _sift_up(pw, heap, pos, dist, hops)
+    if counting:
+        pred[tail] = k
+    return tail
+
+
+@njit(cache=True, nogil=True)
+def sweep(tail, in_idx, edges, endpoints, ws, fs, ex, dag, acc):
+    """Add the source's dependencies into acc, in reverse pop order (every DAG head before its tails):
+    δ(u) += σ(u)/σ(w) · (1 + δ(w)) along each DAG arc u -> w; vertex sums acc[w] += δ(w) (+ the
+    endpoints), arc sums acc[p] += the same term at the arc's position p in A's CSC order."""
+    order, pred = ws[ORDER], ws[PRED]
+    sig, delta = fs[SIG], fs[DELTA]
+    for i in range(tail - 1, 0, -1):
+        w = order[i]
+        dw = delta[w]
+        coeff = (1.0 + dw) / sig[w]
+        ew = ex[w]
+        for j in range(pred[i], pred[i + 1]):
+            p = dag[j]
+            u = in_idx[p]
+            c = sig[u] * coeff
+            eu = ex[u]
+            if eu != ew:
+                c = math.ldexp(c, eu - ew)
+            delta[u] += c
+            if edges:
+                acc[p] += c
+        if not edges:
+            acc[w] += dw + (1.0 if endpoints else 0.0)
+    if endpoints and not edges:
+        acc[order[0]] += tail - 1
+
+
+@njit(cache=True, nogil=True)
+def _reset(tail, ws, fs):
+    pos, order = ws[POS], ws[ORDER]
+    dist, delta = fs[DIST], fs[DELTA]
+    for i in range(tail):
+        v = order[i]
+        pos[v] = -1
+        dist[v] = np.inf
+        delta[v] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def dependency_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, edges, endpoints, ws,
+                      fs, ex, dag, acc):
+    """Worker t of ``workers``: the sources t, t + workers, ... into acc[t], with workspace t."""
+    for i in range(t, sources.shape[0], workers):
+        tail = search(sources[i], out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, True, ws[t], fs[t], ex[t],
+                      dag[t])
+        sweep(tail, in_idx, edges, endpoints, ws[t], fs[t], ex[t], dag[t], acc[t])
+        _reset(tail, ws[t], fs[t])
+
+
+@njit(parallel=True, cache=True)
+def run_dependencies(out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, edges, endpoints, ws, fs, ex, dag,
+                     acc):
+    """Every worker t of T = acc.shape[0], on its own thread: the sources t, t + T, ... into acc[t]."""
+    workers = acc.shape[0]
+    for t in prange(workers):
+        dependency_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, edges, endpoints,
+                          ws, fs, ex, dag, acc)
+
+
+@njit(cache=True, nogil=True)
+def run_dependencies_here(out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, edges, endpoints, ws, fs, ex,
+                          dag, acc):
+    """:func:`run_dependencies` with one worker, on the calling thread."""
+    dependency_worker(0, 1, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, edges, endpoints, ws, fs, ex,
+                      dag, acc)
+
+
+@njit(cache=True, nogil=True)
+def distance_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, outgoing, ws, fs, ex,
+                    dag, dist, reach, harm):
+    """Worker t: per vertex reached (``outgoing``: per source) Σ d in pop order, the count (itself
+    included) and Σ_{d > 0} 1/d, into row t of the sums."""
+    ds, rs, hs = dist[t], reach[t], harm[t]
+    order = ws[t, ORDER]
+    d_of = fs[t, DIST]
+    for i in range(t, sources.shape[0], workers):
+        s = sources[i]
+        tail = search(s, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, False, ws[t], fs[t], ex[t], dag[t])
+        if outgoing:
+            total, inverse = 0.0, 0.0
+            for qi in range(1, tail):
+                d = d_of[order[qi]]
+                total += d
+                if d > 0.0:
+                    inverse += 1.0 / d
+            ds[s] += total
+            rs[s] += tail
+            hs[s] += inverse
+        else:
+            rs[s] += 1
+            for qi in range(1, tail):
+                w = order[qi]
+                d = d_of[w]
+                ds[w] += d
+                rs[w] += 1
+                if d > 0.0:
+                    hs[w] += 1.0 / d
+        _reset(tail, ws[t], fs[t])
+
+
+@njit(parallel=True, cache=True)
+def run_distances(out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, outgoing, ws, fs, ex, dag, dist, reach,
+                  harm):
+    """Every worker t of T = dist.shape[0], on its own thread: the sources t, t + T, ... into row t."""
+    workers = dist.shape[0]
+    for t in prange(workers):
+        distance_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, outgoing, ws, fs, ex,
+                        dag, dist, reach, harm)
+
+
+@njit(cache=True, nogil=True)
+def run_distances_here(out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, outgoing, ws, fs, ex, dag, dist,
+                       reach, harm):
+    """:func:`run_distances` with one worker, on the calling thread."""
+    distance_worker(0, 1, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, outgoing, ws, fs, ex, dag, dist,
+                    reach, harm)
+
+
+@njit(cache=True, nogil=True)
+def paths_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, counting, ws, fs, ex, dag,
+                 dist_out, sigma_out):
+    """Worker t: row i of dist_out (and sigma_out, with ``counting``) for the sources i = t, t + workers, ...
+    (rows start at inf and 0)."""
+    order = ws[t, ORDER]
+    d_of, s_of, e_of = fs[t, DIST], fs[t, SIG], ex[t]
+    for i in range(t, sources.shape[0], workers):
+        tail = search(sources[i], out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, counting, ws[t], fs[t], ex[t],
+                      dag[t])
+        row = dist_out[i]
+        for qi in range(tail):
+            v = order[qi]
+            row[v] = d_of[v]
+            if counting:
+                sigma_out[i, v] = math.ldexp(s_of[v], e_of[v])  # inf beyond float64's range
+        _reset(tail, ws[t], fs[t])
+
+
+@njit(parallel=True, cache=True)
+def run_paths(out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, counting, ws, fs, ex, dag, dist_out,
+              sigma_out):
+    """Every worker t of T = ws.shape[0], on its own thread: the rows t, t + T, ..."""
+    workers = ws.shape[0]
+    for t in prange(workers):
+        paths_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, counting, ws, fs, ex,
+                     dag, dist_out, sigma_out)
+
+
+@njit(cache=True, nogil=True)
+def run_paths_here(out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, counting, ws, fs, ex, dag, dist_out,
+                   sigma_out):
+    """:func:`run_paths` with one worker, on the calling thread."""
+    paths_worker(0, 1, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, sources, counting, ws, fs, ex, dag,
+                 dist_out, sigma_out)
