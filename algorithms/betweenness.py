@@ -54,7 +54,7 @@ import spla
 from . import betweenness_dense as dense
 from . import betweenness_single as single
 from . import betweenness_sparse as sparse
-from . import weighted
+from . import cluster, weighted
 from ._common import (as_list, as_matrix, check_progress, check_sources, free_device_bytes, is_networkx_graph,
                       on_graph_device, pattern_of, to_numpy)
 
@@ -66,7 +66,8 @@ QUEUE_BYTES_PER_VERTEX = 52
 
 @on_graph_device
 def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True, endpoints=False,
-                           batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None, weight=None):
+                           batch_size="auto", device=None, kernel="auto", frontier="auto", progress=None, weight=None,
+                           client=None):
     """Shortest-path betweenness centrality of every vertex (networkx semantics and defaults).
 
     Parameters
@@ -112,18 +113,24 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
         when there are several sources.  With batch_size=1, and under "auto" for a single source
         on a GPU, the direction-optimised single-source path runs instead (its levels push or
         pull a single vector).  :func:`betweenness_path` tells the path a call takes.
-    progress : callable(done, total), optional, called after each block.
+    progress : callable(done, total), optional, called after each block (each chunk with ``client``).
     weight : None, False or True
         True: shortest paths by arc length, A's values (a networkx graph's "weight" attribute), as
         networkx's ``weight=``; one Dijkstra per source on the CPU or the GPU (:mod:`weighted` defines
         the DAG, ties included).  None/False: hop counts.  A pattern-only matrix gives the unweighted
         answer.  Not with ``targets``.
+    client : dask.distributed.Client, optional
+        Compute on the client's workers: the sources (all, sampled or given) are cut into chunks, each
+        run as above on a worker's own device (its GPU, else its CPU) and summed there
+        (:mod:`cluster`); the answer equals the single-device one but for the order of the additions.
+        ``device`` is where this process holds the graph and rescales.
 
     Returns
     -------
     numpy float64 array (n,) indexed like the input's vertices.
     """
     _check_options(batch_size, kernel, progress, frontier)
+    cluster.check_client(client)
     _check_targets_frontier(targets, frontier)
     src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=_check_weight(weight, targets,
                                                                                                 frontier))
@@ -133,12 +140,12 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
                          "betweenness_centrality_subset has no endpoints option)")
     if _weighted(M, weight):
         # bc = Σ_{s in src} δ_s                           (one Dijkstra per source, keyed by (d, h))
-        bc = weighted.dependencies(M, src, edges=False, endpoints=endpoints, batch_size=batch_size,
-                                   progress=progress)
+        bc = _weighted_sums(client, M, src, edges=False, endpoints=endpoints, batch_size=batch_size,
+                            progress=progress)
     else:
         tgt = _targets(A, M, targets, k)
-        bc = _run(M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel, progress=progress,
-                  frontier=frontier, targets=tgt)
+        bc = _sums(client, M, src, endpoints=endpoints, edges=False, batch_size=batch_size, kernel=kernel,
+                   progress=progress, frontier=frontier, targets=tgt)
     return to_numpy(_rescale(bc, n, normalized=normalized, directed=directed,
                              endpoints=endpoints and not subset, sampled=sampled))
 
@@ -146,11 +153,11 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
 @on_graph_device
 def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, normalized=True,
                                 batch_size="auto", device=None, kernel="auto", progress=None, frontier="auto",
-                                weight=None):
+                                weight=None, client=None):
     """Edge betweenness centrality (networkx ``edge_betweenness_centrality`` semantics).
 
     Parameters as :func:`betweenness_centrality` (k, sources, targets, seed, normalized, batch_size,
-    device, kernel, progress); there is no endpoints option.  With ``sources`` and ``targets`` this is
+    device, kernel, progress, client); there is no endpoints option.  With ``sources`` and ``targets`` this is
     Brandes' edge betweenness of the paths from a source to a target, Σ_{s ∈ S, t ∈ T} σ(s, t | e) /
     σ(s, t), which networkx's ``edge_betweenness_centrality_subset`` computes when every vertex is a
     target (for a smaller set of targets networkx splits a non-target's dependency evenly among its
@@ -166,18 +173,19 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     of the k parallel edges 1/k of it, for unweighted shortest paths).
     """
     _check_options(batch_size, kernel, progress, frontier, edges=True)
+    cluster.check_client(client)
     _check_targets_frontier(targets, frontier)
     src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=_check_weight(weight, targets,
                                                                                                 frontier))
     P = pattern_of(M)
     if _weighted(M, weight):
         # bc(v -> w) = Σ_{s in src} σ_sv / σ_sw · (1 + δ_s(w))     (one Dijkstra per source, keyed by (d, h))
-        arc_bc = to_numpy(weighted.dependencies(M, src, edges=True, endpoints=False, batch_size=batch_size,
-                                                progress=progress))
+        arc_bc = to_numpy(_weighted_sums(client, M, src, edges=True, endpoints=False, batch_size=batch_size,
+                                         progress=progress))
     else:
         tgt = _targets(A, M, targets, k)
-        arc_bc = to_numpy(_run(M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
-                               progress=progress, frontier=frontier, targets=tgt))
+        arc_bc = to_numpy(_sums(client, M, src, endpoints=False, edges=True, batch_size=batch_size, kernel=kernel,
+                                progress=progress, frontier=frontier, targets=tgt))
     if not directed and P.nnz:
         # bc(u -> v) = bc(v -> u) = the sum of both arcs' dependencies: B + B'    (an undirected edge)
         B = spla.Matrix.from_csc(P.colptr, P.rowidx, arc_bc, P.shape, directed=True, device="cpu")
@@ -187,6 +195,31 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
 
 
 # --------------------------------------------------------------------------- plumbing
+def _sums(client, M, src, *, progress, targets, **options):
+    """:func:`_run` here, or over the client's workers (:func:`cluster.source_sums`, chunks by :func:`_chunk`)."""
+    if client is None:
+        return _run(M, src, progress=progress, targets=targets, **options)
+    return cluster.source_sums(client, M, src, _chunk, progress=progress,
+                               targets=None if targets is None else to_numpy(targets), **options)
+
+
+def _chunk(M, src, *, targets, **options):
+    """The raw sums of the sources ``src`` on a Dask worker's copy M of the graph (:mod:`cluster`)."""
+    return _run(M, src, progress=None, targets=None if targets is None else M.xp.asarray(targets), **options)
+
+
+def _weighted_sums(client, M, src, *, progress, **options):
+    """``weighted.dependencies`` here, or over the client's workers, the arc lengths shipped with the graph."""
+    if client is None:
+        return weighted.dependencies(M, src, progress=progress, **options)
+    return cluster.source_sums(client, M, src, _weighted_chunk, progress=progress, values=True, **options)
+
+
+def _weighted_chunk(M, src, **options):
+    """The raw weighted sums of the sources ``src`` on a Dask worker's copy M of the graph (:mod:`cluster`)."""
+    return weighted.dependencies(M, src, progress=None, **options)
+
+
 def _check_options(batch_size, kernel, progress, frontier="dense", edges=False):
     """The options' own checks, at the door: before any work, whatever the graph (an empty one, or
     sources=[], runs no product; sparse frontiers and queues use no product kernel)."""

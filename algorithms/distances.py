@@ -79,7 +79,7 @@ import spla.bits
 from spla.device import any_true
 from spla.errors import DeviceMemoryError
 
-from . import _common, weighted
+from . import _common, cluster, weighted
 from ._common import as_matrix, check_progress, on_graph_device, to_numpy
 from .bfs import bfs_levels
 
@@ -335,7 +335,7 @@ def _searches(A, direction, harmonic, progress, sources=None):
 # --------------------------------------------------------------------------- public API
 @on_graph_device
 def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, kernel="auto", progress=None,
-                         distance=None):
+                         distance=None, client=None):
     """Closeness centrality of every vertex, equal to ``networkx.closeness_centrality(G)``.
 
     C(u) = (r(u) - 1) / Σ_{v reaches u} d(v, u), times (r(u) - 1) / (n - 1) when
@@ -351,11 +351,15 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
         over the reversed arcs (``bfs_levels`` on A.T) instead of the all-sources BFS: networkx's
         ``closeness_centrality(G, u=...)``, for a few vertices.
     device, kernel : where to run, and the GPU product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push")
-    progress : callable(done_sources, n), optional, called after each source block
+    progress : callable(done_sources, n), optional, called after each source block (chunk with ``client``)
     distance : None, False or True
         True: d is the weighted distance, A's values the arc lengths (a networkx graph's "weight"
         attribute), as networkx's ``distance=``: one Dijkstra from each vertex over the reversed arcs
         (``weighted``); a pattern-only matrix gives the hop-count answer.
+    client : dask.distributed.Client, optional
+        Compute on the client's workers: the sources cut into chunks, each one's sums on a worker's own
+        device (its GPU, else its CPU), added there (:mod:`cluster`); ``device`` is where this process
+        holds the graph.  ``vertices``, and ``distance=True`` (one Dijkstra per vertex), run here.
 
     Returns
     -------
@@ -364,6 +368,7 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
     is_weighted = weighted.check_weight(distance, "distance")
+    cluster.check_client(client)
     picked = None if vertices is None else _common.vertex_indices(A, vertices, "vertices")
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
@@ -377,7 +382,7 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
         return weighted.closeness(M, picked, wf_improved, progress)
     if picked is not None:
         return _closeness_of(M, picked, wf_improved, kernel)
-    dist, reach, _ = distance_sums(M, direction="in", kernel=kernel, progress=progress)
+    dist, reach, _ = _sums(client, M, direction="in", kernel=kernel, progress=progress)
     r1 = (reach - 1).astype(np.float64)
     tot = dist.astype(np.float64)
     pos = dist > 0
@@ -390,7 +395,8 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
 
 
 @on_graph_device
-def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress=None, distance=None):
+def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress=None, distance=None,
+                        client=None):
     """Harmonic centrality of every vertex, equal to ``networkx.harmonic_centrality(G)``.
 
     H(u) = Σ_{v ∈ S, v ≠ u, v reaches u} 1 / d(v, u)   (incoming distances for directed graphs)
@@ -404,6 +410,7 @@ def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
     is_weighted = weighted.check_weight(distance, "distance")
+    cluster.check_client(client)
     picked = None if sources is None else np.unique(_common.vertex_indices(A, sources, "sources"))
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
@@ -411,10 +418,42 @@ def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress
     if is_weighted and not M.is_pattern:
         src = np.arange(M.shape[0], dtype=np.int64) if picked is None else picked
         # H(u) = Σ_{s in S} 1 / d(s, u) over d > 0            (one Dijkstra per source)
-        return to_numpy(weighted.distance_sums(M, src, direction="in", progress=progress)[2])
+        return to_numpy(_weighted_sums(client, M, src, direction="in", progress=progress)[2])
     src = None if picked is None else M.xp.asarray(picked)
-    _, _, harm = distance_sums(M, direction="in", harmonic=True, sources=src, kernel=kernel, progress=progress)
+    _, _, harm = _sums(client, M, direction="in", harmonic=True, sources=src, kernel=kernel, progress=progress)
     return to_numpy(harm)
+
+
+def _sums(client, M, *, direction, harmonic=False, sources=None, kernel, progress):
+    """:func:`distance_sums` here, or over the client's workers (:func:`cluster.source_sums`, chunks by
+    :func:`_chunk`; ``sources`` None: every vertex)."""
+    if client is None:
+        return distance_sums(M, direction=direction, harmonic=harmonic, sources=sources, kernel=kernel,
+                             progress=progress)
+    src = np.arange(M.shape[0]) if sources is None else sources
+    return cluster.source_sums(client, M, src, _chunk, progress=progress, direction=direction, harmonic=harmonic,
+                               kernel=kernel)
+
+
+def _chunk(M, src, *, direction, harmonic, kernel):
+    """The sums (S, r, H) of the BFS roots ``src`` on a Dask worker's copy M of the graph (:mod:`cluster`):
+    the sources of direction "in", the targets of direction "out" (Σ over a partition of either is the
+    whole sum)."""
+    if use_searches(M):
+        return _searches(M, direction, harmonic, None, sources=src)
+    return distance_sums(M, direction=direction, harmonic=harmonic, sources=M.xp.asarray(src), kernel=kernel)
+
+
+def _weighted_sums(client, M, src, *, direction, progress):
+    """``weighted.distance_sums`` here, or over the client's workers, the arc lengths shipped with the graph."""
+    if client is None:
+        return weighted.distance_sums(M, src, direction=direction, progress=progress)
+    return cluster.source_sums(client, M, src, _weighted_chunk, progress=progress, values=True, direction=direction)
+
+
+def _weighted_chunk(M, src, *, direction):
+    """The weighted sums (S, r, H) of the sources ``src`` on a Dask worker's copy M of the graph (:mod:`cluster`)."""
+    return weighted.distance_sums(M, src, direction=direction)
 
 
 def _closeness_of(M, picked, wf_improved, kernel):
@@ -433,7 +472,8 @@ def _closeness_of(M, picked, wf_improved, kernel):
 
 
 @on_graph_device
-def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progress=None, weight=None):
+def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progress=None, weight=None,
+                     client=None):
     """Sum of the hop distances from each vertex to every vertex it reaches ("shortness").
 
     s(v) = Σ_{t reachable from v} d(v, t)   (outgoing distances; unreachable t are skipped,
@@ -458,16 +498,17 @@ def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progr
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
     is_weighted = weighted.check_weight(weight)
+    cluster.check_client(client)
     if is_empty_graph(A):
         empty = np.zeros(0, dtype=np.float64 if is_weighted else np.int64)
         return (empty, np.zeros(0, dtype=np.int64)) if return_reach else empty
     M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
     if is_weighted and not M.is_pattern:
         # s(v) = Σ_t d(v, t)                                   (one Dijkstra per source)
-        dist, reach, _ = weighted.distance_sums(M, np.arange(M.shape[0], dtype=np.int64), direction="out",
-                                                progress=progress)
+        dist, reach, _ = _weighted_sums(client, M, np.arange(M.shape[0], dtype=np.int64), direction="out",
+                                        progress=progress)
     else:
-        dist, reach, _ = distance_sums(M, direction="out", kernel=kernel, progress=progress)
+        dist, reach, _ = _sums(client, M, direction="out", kernel=kernel, progress=progress)
         if is_weighted:
             dist = dist.astype(np.float64)
     return (to_numpy(dist), to_numpy(reach)) if return_reach else to_numpy(dist)

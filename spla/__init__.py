@@ -15,6 +15,7 @@ from . import bits, frontier, memory, paths, semirings, tuning, weights
 from .device import gpu_available
 from .elementwise import fuse
 from .errors import (
+    ClusterError,
     ConvergenceError,
     DeviceMemoryError,
     DeviceMismatch,
@@ -46,4 +47,5 @@ __all__ = [
     "reduce_rows", "reduce_cols", "reduce_scalar", "weights",
     "SplaError", "DimensionMismatch", "DomainMismatch", "DeviceMismatch", "UnknownNameError",
     "KernelUnavailable", "NoGPUError", "DeviceMemoryError", "InsufficientMemory", "InvalidGraph", "InvalidOperator", "ConvergenceError",
+    "ClusterError",
 ]

@@ -64,6 +64,10 @@ class InvalidGraph(SplaError, ValueError):
     """A graph or matrix that cannot be used as asked (negative weights, NaN, non-square, ...)."""
 
 
+class ClusterError(SplaError, RuntimeError):
+    """A ``client=`` call's Dask cluster cannot run it: no workers, or workers without spla."""
+
+
 class ConvergenceError(SplaError, RuntimeError):
     """An iterative algorithm did not converge within its iteration limit.
 

@@ -367,6 +367,17 @@ class Matrix:
                      directed=self.directed, device=device, _symmetric=self._T is self)
         return out
 
+    # -------------------------------------------------------------- pickling
+    # A pickled matrix (what a process pool or a Dask cluster ships) carries its format arrays, shape,
+    # direction, device and whether it is its own transpose; its caches are rebuilt where it lands.
+    def __getstate__(self):
+        return {"colptr": self.colptr, "rowidx": self.rowidx, "values": self.values, "shape": self.shape,
+                "directed": self.directed, "device": self.device, "symmetric": self._T is self}
+
+    def __setstate__(self, state):
+        self.__init__(state["colptr"], state["rowidx"], state["values"], state["shape"],
+                      directed=state["directed"], device=state["device"], _symmetric=state["symmetric"])
+
     def to_scipy(self, keep_dtype=False):
         """A ``scipy.sparse.csc_array`` copy on the host, values in their stored dtype.  A pattern-only
         matrix's entries become 1.0 (float64), or True (bool, its own dtype) with ``keep_dtype``."""

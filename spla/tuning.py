@@ -249,6 +249,15 @@ class Tuning:
     cpu_block_bytes: int = _tunable(64 << 20, _positive_int, "bytes of a CPU block of sources (sized for the cache)")
     memory_fraction: float = _tunable(0.8, _fraction, "fraction of the free device memory a block may use")
 
+    # ---- algorithms: all-sources measures over a Dask cluster (spla.algorithms.cluster)
+    cluster_chunks_per_worker: int = _tunable(8, _positive_int,
+                                              "source chunks per Dask worker of a client= call (load balance, and "
+                                              "what a lost worker costs); each chunk at least cluster_min_chunk "
+                                              "sources")
+    cluster_min_chunk: int = _tunable(256, _positive_int,
+                                      "fewest sources of a chunk of a client= call (rounded up to whole 64-source "
+                                      "words)")
+
     # ---- the networkx backend
     networkx_min_edges: int = _tunable(150, _is_int_says("an int (0 or less: every graph)"),
                                        "the networkx backend's should_run declines graphs with fewer edges, where "
