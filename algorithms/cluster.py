@@ -185,7 +185,8 @@ def source_sums(client, M, sources, chunk, *, progress=None, **options):
     level, sums = futures, []
     while len(level) > 1:
         # S_{i,j} = S_i + S_j                             (pairs in chunk order: a binary tree)
-        nxt = [client.submit(add, level[j], level[j + 1], retries=RETRIES, pure=False)
+        nxt = [client.submit(add, level[j], level[j + 1], key=f"spla-sum-{token}-{len(sums) + j // 2}",
+                             retries=RETRIES, pure=False)
                for j in range(0, len(level) - 1, 2)]
         level = nxt + level[-1:] if len(level) % 2 else nxt
         sums.extend(nxt)

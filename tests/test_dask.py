@@ -1,0 +1,270 @@
+"""All-sources measures over a Dask cluster (``client=``, spla.algorithms.cluster).
+
+CPU clusters (``distributed.LocalCluster``) run in CI; the GPU variants (``gpu``) on a device:
+``dask_cuda.LocalCUDACluster`` with two GPUs or more, else two worker processes sharing the one GPU.
+Every test here skips cleanly when ``distributed`` is not installed (``pip install "spla[dask]"``), but
+the first, which checks that nothing of Dask is imported unless a cluster is used.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import spla
+from spla.algorithms import (betweenness_centrality, closeness_centrality, edge_betweenness_centrality,
+                             harmonic_centrality, sum_of_distances)
+from spla.algorithms import cluster
+
+try:
+    import distributed
+except ImportError:  # pragma: no cover - the extra is not installed
+    distributed = None
+
+REPO = Path(__file__).resolve().parents[1]
+DASK = ("dask", "distributed", "dask_cuda")
+needs_dask = pytest.mark.skipif(distributed is None, reason="dask.distributed is not installed (pip install "
+                                                            "\"spla[dask]\")")
+log = logging.getLogger("spla.tests.dask")
+
+
+def test_nothing_of_dask_is_imported_without_a_cluster():
+    """spla, its algorithms and its command import nothing of Dask (a fresh interpreter), nor does a
+    measure computed without ``client``; and no module of the engine or the algorithms imports it."""
+    code = ("import sys, numpy, spla, spla.algorithms, spla.cli; "
+            "spla.algorithms.betweenness_centrality(numpy.ones((4, 4)), device='cpu'); "
+            f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {DASK!r}); print(bad); "
+            "sys.exit(1 if bad else 0)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    bad = []
+    for path in [*(REPO / "spla").rglob("*.py"), *(REPO / "algorithms").rglob("*.py")]:
+        if "cli" in path.relative_to(REPO).parts:
+            continue  # the command imports Dask inside --gpus / --scheduler only (tests/test_cli_dask.py)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            bad += [f"{path.relative_to(REPO)}:{node.lineno} imports {n}" for n in names if n.split(".")[0] in DASK]
+    assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- clusters
+def _gpu_cluster():
+    """Two GPU workers: one per GPU through dask_cuda where there are two, else two processes on the one."""
+    count = spla.device.cupy_module().cuda.runtime.getDeviceCount()
+    if count >= 2:
+        with contextlib.suppress(ImportError):
+            from dask_cuda import LocalCUDACluster
+            return LocalCUDACluster(n_workers=2, threads_per_worker=1, dashboard_address=":0")
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+
+
+@pytest.fixture(scope="module", params=[
+    pytest.param("cpu", id="cpu"),
+    pytest.param("gpu", id="gpu", marks=pytest.mark.gpu),
+])
+def cluster2(request):
+    """(client, cluster, device): two worker processes of one thread; "cpu" workers see no GPU."""
+    if distributed is None:
+        pytest.skip("dask.distributed is not installed (pip install \"spla[dask]\")")
+    if request.param == "cpu":
+        lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                      env={"CUDA_VISIBLE_DEVICES": ""})
+        device = "cpu"
+    else:
+        lc = _gpu_cluster()
+        device = "gpu:0"
+    client = distributed.Client(lc)
+    try:
+        assert set(client.run(cluster.worker_device).values()) == {device.split(":")[0] + (":0" if device != "cpu"
+                                                                                            else "")}
+        yield client, lc, device
+    finally:
+        client.close()
+        lc.close()
+
+
+# --------------------------------------------------------------------------- graphs and measures
+def _graphs():
+    """A directed graph of several components, a self-loop and isolated vertices; an undirected one."""
+    D = nx.gnm_random_graph(300, 1200, seed=7, directed=True)
+    D.add_edges_from([(300, 301), (301, 302), (302, 300), (5, 5)])
+    D.add_nodes_from([303, 304])
+    U = nx.gnm_random_graph(250, 600, seed=3)
+    U.add_nodes_from([250, 251])
+    return {"directed": D, "undirected": U}
+
+
+GRAPHS = _graphs()
+
+MEASURES = {
+    "bc": (betweenness_centrality, {}),
+    "bc-unnormalized-endpoints": (betweenness_centrality, dict(normalized=False, endpoints=True)),
+    "bc-k-seed": (betweenness_centrality, dict(k=97, seed=11)),
+    "bc-subset": (betweenness_centrality, dict(sources=list(range(0, 250, 3)), targets=list(range(0, 250, 2)))),
+    "edge-bc": (edge_betweenness_centrality, {}),
+    "edge-bc-k-seed": (edge_betweenness_centrality, dict(k=80, seed=5)),
+    "closeness": (closeness_centrality, {}),
+    "harmonic": (harmonic_centrality, {}),
+    "harmonic-sources": (harmonic_centrality, dict(sources=list(range(1, 250, 2)))),
+    "sum-of-distances": (sum_of_distances, dict(return_reach=True)),
+}
+
+
+def _same(got, want):
+    """Equal to the single-device answer within 1e-12 relative (the order of the additions differs)."""
+    if sp.issparse(want):
+        assert (got != want).nnz == 0 or np.array_equal(got.indices, want.indices)
+        got, want = got.toarray(), want.toarray()
+    if isinstance(want, tuple):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)  # integer sums: exact
+        return
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(want).max(initial=0))))
+
+
+@needs_dask
+@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("measure", MEASURES)
+def test_equals_the_single_device_call(cluster2, measure, graph):
+    client, _, device = cluster2
+    fn, kw = MEASURES[measure]
+    G = GRAPHS[graph]
+    want = fn(G, device=device, **kw)
+    seen = []
+    with spla.tuning.override(cluster_min_chunk=64):  # several chunks per worker; the workers get it too
+        got = fn(G, client=client, progress=lambda done, total: seen.append((done, total)), **kw)
+    _same(got, want)
+    assert seen and seen[-1][0] == seen[-1][1] and len(seen) >= 2, seen
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+
+
+@needs_dask
+def test_a_graph_on_another_device_and_spla_matrix_input(cluster2):
+    """A spla.Matrix input keeps its device for the rescaling; the workers compute on their own."""
+    client, _, device = cluster2
+    A = spla.Matrix.from_networkx(GRAPHS["directed"], device=device)
+    _same(betweenness_centrality(A, client=client), betweenness_centrality(A))
+    _same(closeness_centrality(A, client=client), closeness_centrality(A))
+
+
+@needs_dask
+def test_one_worker_cluster_equals_the_single_device_call():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as lc, \
+            distributed.Client(lc) as client:
+        G = GRAPHS["directed"]
+        for fn, kw in (MEASURES["bc"], MEASURES["closeness"], MEASURES["sum-of-distances"]):
+            _same(fn(G, client=client, **kw), fn(G, device="cpu", **kw))
+
+
+@needs_dask
+def test_a_cluster_without_workers_is_refused_naming_the_fix():
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as lc, \
+            distributed.Client(lc) as client:
+        with pytest.raises(spla.ClusterError, match="no workers.*dask worker ADDRESS.*dask cuda worker"):
+            betweenness_centrality(GRAPHS["directed"], client=client)
+
+
+class _WorkersWithoutSpla:
+    """A client whose workers answer that spla is not importable there."""
+
+    def run(self, fn, *args):
+        assert fn.__name__ == "find_spec" and args == ("spla",)
+        return {"tcp://10.0.0.1:1234": None, "tcp://10.0.0.2:1234": fn("numpy")}
+
+    scatter = submit = cancel = run
+
+
+def test_workers_without_spla_are_refused_naming_the_fix():
+    with pytest.raises(spla.ClusterError, match=r"not installed on 1 of the 2 Dask workers \(tcp://10.0.0.1:1234\).*"
+                                                r"pip install spla"):
+        closeness_centrality(GRAPHS["undirected"], client=_WorkersWithoutSpla())
+
+
+def test_a_client_is_checked_at_the_door():
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
+        betweenness_centrality(GRAPHS["undirected"], client="tcp://127.0.0.1:8786")
+
+
+def _oom_above(limit):
+    """Betweenness' chunk, but out of memory above ``limit`` sources."""
+    from spla.algorithms import betweenness
+
+    def chunk(M, src, **options):
+        if len(src) > limit:
+            raise MemoryError(f"{len(src)} sources do not fit")
+        return betweenness._chunk(M, src, **options)
+    return chunk
+
+
+def test_a_chunk_out_of_memory_runs_as_halves(caplog):
+    """Out of memory past the algorithm's own batch halving, a chunk is split in halves down to what fits."""
+    from spla.algorithms import betweenness
+    A = spla.Matrix.from_networkx(GRAPHS["undirected"], device="cpu").pattern()
+    src = np.arange(A.shape[0])
+    options = dict(endpoints=False, edges=False, batch_size="auto", kernel="auto", frontier="auto", targets=None)
+    with caplog.at_level(logging.WARNING, logger="spla"):
+        got = cluster.run_chunk(A, _oom_above(40), src, options)
+    want = betweenness._run(A, src, progress=None, **options)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert sum("ran out of memory" in r.getMessage() for r in caplog.records) >= 7  # 252 -> 126 -> 63 -> 31
+    with pytest.raises(MemoryError):
+        cluster.run_chunk(A, _oom_above(0), src[:4], options)
+
+
+# --------------------------------------------------------------------------- a worker lost mid-run
+def _fault_graph():
+    return nx.gnm_random_graph(4000, 16000, seed=1, directed=True)
+
+
+@needs_dask
+def test_a_worker_killed_mid_run_costs_its_chunks_only(cluster2, caplog):
+    """Kill one worker process (SIGKILL) once the first chunk is done: its chunks run again on the other
+    (or on its restarted self) and the answer is the single-device one.  Logs which worker died and
+    which chunks ran again (``pytest -rP`` shows it)."""
+    client, _, device = cluster2
+    G = _fault_graph()
+    want = betweenness_centrality(G, device=device)
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[0]
+    killed = []
+
+    def kill_once(done, total):
+        if not killed:
+            os.kill(pids[victim], signal.SIGKILL)
+            killed.append(done)
+            log.warning("killed worker %s (pid %d) after %d of %d sources", victim, pids[victim], done, total)
+
+    with caplog.at_level(logging.DEBUG, logger="spla"), spla.tuning.override(cluster_min_chunk=64):
+        got = betweenness_centrality(G, client=client, progress=kill_once)
+    _same(got, want)
+    chunk_keys = sorted({r.getMessage().split()[3] for r in caplog.records if " done (" in r.getMessage()})
+    runs, again = defaultdict(int), set()
+    for entry in client.story(*chunk_keys):
+        if entry[0] != "scheduler" or len(entry) < 7:
+            continue  # a worker's record; the scheduler's are (key, start, finish, recommendations, stimulus, time)
+        key, finish, stimulus = entry[1], entry[3], str(entry[5])
+        runs[key] += finish == "processing"
+        if stimulus.startswith("handle-worker-cleanup"):
+            again.add(key)  # lost with the worker: running, or done and held there
+    again = sorted(again, key=lambda k: int(k.rsplit("-", 1)[1]))
+    rerun = ", ".join(f"{k} ({runs[k]} runs)" for k in again) or "none"
+    print(f"fault test ({device} workers): killed {victim} (pid {pids[victim]}) after {killed[0]} sources; "
+          f"{len(chunk_keys)} chunks, run again: {rerun}; max |diff| {float(np.max(np.abs(got - want))):.3g}")
+    assert killed and len(chunk_keys) >= 8
+    assert again, "no chunk was lost with the killed worker: nothing was tested"
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the tests after this one
