@@ -7,6 +7,7 @@ import re
 
 import spla
 
+from .cluster import gpus_option
 from .errors import UsageError
 from .measures import MEASURES
 
@@ -98,6 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--correlations", action="store_true",
                    help="print the Spearman and Pearson correlation matrices of the measures")
     c.add_argument("--quiet", "-q", action="store_true", help="no report or progress bar on stderr")
+    d = c.add_mutually_exclusive_group()
+    d.add_argument("--gpus", type=gpus_option, default=None, metavar="N|all",
+                   help="run bc, closeness, harmonic and distance-sum on a Dask cluster of one worker per GPU of "
+                        "this host, the first N or all (pip install \"spla[dask-cuda]\")")
+    d.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run bc, closeness, harmonic and distance-sum on the workers of the Dask scheduler at "
+                        "ADDRESS, e.g. tcp://host:8786 (pip install \"spla[dask]\"; docs/scaling.md)")
 
     i = sub.add_parser("info", help="size, degrees, kernel choice, BFS depth and memory needs of a graph",
                        description="Describe a graph: size, directedness, self-loops, degrees, scale-free "

@@ -3,6 +3,7 @@ the algorithms, write the table and the report."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import math
@@ -16,6 +17,7 @@ from spla.algorithms import bfs_levels
 from spla.algorithms.degree import degree_parts
 from spla.io import GraphFormatError, check_weights
 
+from .cluster import check_cluster_options, cluster_client, describe_cluster
 from .errors import EXIT_OK, UsageError
 from .inputs import (BUNDLED_FILE, bundled_graph, data_folder, load_graph, no_weights_reason, resolve_device,
                      weight_option)
@@ -86,14 +88,16 @@ def cmd_centrality(args) -> int:
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
     weight_option(args)  # before --out is checked against GRAPH, which --weight may have taken
+    check_cluster_options(args)
     out = None if args.out == "-" else args.out  # None: stdout
     _check_out(args, out)
     # no --out, on a terminal: the report and the top-N tables, not thousands of rows (--out - prints
     # them; with --quiet they are all there is to show)
     terminal = _stdout_is_terminal()
     hold = args.out is None and terminal and not args.quiet
-    with TableOutput(out) as table:  # a regular file's temporary file: made now, removed on any failure
-        return _centrality(args, measures, table, hold, terminal)
+    # a regular file's temporary file: made now, removed on any failure; a cluster closed at the end
+    with TableOutput(out) as table, contextlib.ExitStack() as stack:
+        return _centrality(args, measures, table, hold, terminal, stack)
 
 
 def _stdout_is_terminal() -> bool:
@@ -116,7 +120,7 @@ def _check_out(args, out):
         check_output_path(out, None if args.graph == "-" else args.graph, protected=data_folder())
 
 
-def _centrality(args, measures, table, hold, terminal) -> int:
+def _centrality(args, measures, table, hold, terminal, stack) -> int:
     """The rest of ``spla centrality``, once the output is prepared: read, compute, write, report."""
     device = resolve_device(args.device)
     say = Reporter(args.quiet, hold=True)
@@ -179,6 +183,12 @@ def _centrality(args, measures, table, hold, terminal) -> int:
         say(f"note        --samples {samples} >= {g.n} vertices: computing exact betweenness")
         samples = None
     say.release()  # the input is good: from here on, report as we go
+    client, cluster_text = stack.enter_context(cluster_client(args))
+    users = []  # the measures that run on the cluster: the unweighted all-sources ones
+    if client is not None:
+        users = [k for k in measures
+                 if k not in lengths and "client" in inspect.signature(MEASURES[k].function).parameters]
+        say(f"cluster     {describe_cluster(client, cluster_text, users)}")
 
     opts = copy.copy(args)  # the options as the measures take them: --samples as used
     opts.samples = samples
@@ -188,6 +198,8 @@ def _centrality(args, measures, table, hold, terminal) -> int:
         m = MEASURES[key]
         bar = ProgressBar(key, enabled=show_bar)
         kw = m.keywords(opts, device=A.device, progress=bar)
+        if key in users:
+            kw["client"] = client
         t0 = time.perf_counter()
         try:
             matrix = AW if key in lengths else Aw if m.weighted else AL if m.loops else A
