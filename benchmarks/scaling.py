@@ -1,0 +1,223 @@
+"""Strong scaling of the all-sources measures over a Dask cluster: 1 GPU, then 1, 2, ..., G workers.
+
+For each measure (all-sources betweenness and closeness by default) on one generated graph
+(Graph500 Kronecker, ``--graph kronS``; the registered ones of ``benchmarks/graphs.py``, or any
+scale), on one host of G GPUs:
+
+* ``plain``: the single-device call on ``gpu:0`` (``device="gpu:0"``, no Dask), timed with CUDA events
+  and the wall clock;
+* ``dask-W`` for W in ``--workers`` (default 1, 2, 4, ..., G): the same call with ``client=`` a
+  ``dask_cuda.LocalCUDACluster`` of W workers (one GPU each), timed with the wall clock (the work
+  runs in the workers' processes, where this process's CUDA events do not see it); every call
+  includes what a user pays: probing the workers, scattering the graph, the chunks, the sums.
+
+Each configuration gets one untimed warm-up call on ``--warm-sources`` sampled sources (kernels
+compiled and loaded on every worker) and ``--repeat`` timed calls (the median is reported).  Each
+Dask answer is checked against the plain one (max relative difference; the claim is <= 1e-12).
+Speedup = plain median wall time / Dask median wall time.  Results: one JSON per run,
+``<out>/scaling/<device-slug>-x<G>.json`` (``--out``, default benchmarks/results), and the table on
+stdout.
+
+    python -m benchmarks.scaling --graph kron18                   # on a host of G GPUs
+    python -m benchmarks.scaling --graph kron10 --device cpu      # smoke test: CPU LocalCluster workers
+
+With ``--device cpu`` the workers are ``distributed.LocalCluster`` processes on the CPU (a check of
+the harness, not a scaling measurement: the workers share the cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from . import graphs
+from .timing import device_info, gpu_time
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+MEASURES = ("bc", "closeness", "harmonic", "distance-sum", "edge-bc")
+
+
+def log(msg: str) -> None:
+    print(f"[scaling {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def load_graph(name: str, device: str):
+    """(spla.Matrix on ``device``, info) of a registered graph, or ``kronS`` of any scale S."""
+    import spla
+
+    if name in graphs.GRAPHS:
+        (src, dst, n, directed), info = graphs.load_edges(name)
+        label = graphs.GRAPHS[name].label or name
+    elif name.startswith("kron") and name[4:].isdigit():
+        s = int(name[4:])
+        src, dst, n, directed = graphs.kronecker(s, 16, seed=s)
+        src, dst = graphs.clean_edges(src, dst)
+        label, info = f"Graph500 scale {s}", {}
+    else:
+        raise SystemExit(f"unknown graph {name!r}: a registered one ({', '.join(sorted(graphs.GRAPHS))}) or kronS")
+    A = spla.Matrix.from_edges(src, dst, n=n, directed=directed, device="cpu")
+    info = {"name": name, "label": label, "n": int(A.shape[0]), "arcs": int(A.nnz), "directed": bool(A.directed),
+            **{k: v for k, v in info.items() if isinstance(v, (int, float, str))}}
+    return A.to(device), info
+
+
+def measure_function(key):
+    """(function, keyword arguments, how to read its answer as one float64 array) of a measure."""
+    from spla import algorithms as alg
+
+    return {
+        "bc": (alg.betweenness_centrality, {}, np.asarray),
+        "closeness": (alg.closeness_centrality, {}, np.asarray),
+        "harmonic": (alg.harmonic_centrality, {}, np.asarray),
+        "distance-sum": (alg.sum_of_distances, {}, lambda x: np.asarray(x, dtype=np.float64)),
+        "edge-bc": (alg.edge_betweenness_centrality, {}, lambda x: np.asarray(x.data)),
+    }[key]
+
+
+def start_cluster(workers: int, device: str):
+    """A Dask client of ``workers`` workers: one GPU each (dask_cuda), or CPU processes."""
+    import distributed
+
+    if device == "cpu":
+        lc = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0", env={"CUDA_VISIBLE_DEVICES": ""})
+    else:
+        from dask_cuda import LocalCUDACluster
+
+        lc = LocalCUDACluster(CUDA_VISIBLE_DEVICES=list(range(workers)), n_workers=workers, threads_per_worker=1,
+                              dashboard_address=":0")
+    client = distributed.Client(lc)
+    client.wait_for_workers(workers, timeout=300)
+    return lc, client
+
+
+def wall(fn, repeat):
+    """(answer of the last call, wall times in ms) of ``repeat`` calls."""
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    return out, times
+
+
+def warm(fn_key, A, k, **kw):
+    """One untimed call on k sampled sources (bc, edge-bc) or the whole measure on a slice (others)."""
+    fn, base, _ = measure_function(fn_key)
+    if fn_key in ("bc", "edge-bc"):
+        fn(A, k=min(k, A.shape[0]), seed=0, **base, **kw)
+    else:
+        fn(A, **base, **kw)
+
+
+def rel_diff(got, want) -> float:
+    scale = max(float(np.abs(want).max(initial=0.0)), 1e-300)
+    return float(np.max(np.abs(got - want), initial=0.0) / scale)
+
+
+def run(opts) -> dict:
+    import spla
+
+    gpu = opts.device != "cpu"
+    if gpu and not spla.gpu_available():
+        raise SystemExit("no GPU: CuPy sees none (use --device cpu for the smoke test)")
+    count = spla.device.cupy_module().cuda.runtime.getDeviceCount() if gpu else os.cpu_count()
+    workers = opts.workers or sorted({1, *[w for w in (2, 4, 8, 16) if w <= count], count})
+    workers = [w for w in workers if w <= count] if gpu else workers
+    device = "gpu:0" if gpu else "cpu"
+    A, ginfo = load_graph(opts.graph, device)
+    info = device_info(gpu)
+    result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "device": info,
+              "gpus": count if gpu else 0, "graph": ginfo, "argv": sys.argv[1:], "records": []}
+    out = Path(opts.out or RESULTS_DIR) / "scaling" / f"{info['slug']}-x{count if gpu else 0}.json"
+    log(f"{info['name']} x{count}; graph {ginfo['label']}: {ginfo['n']:,} vertices, {ginfo['arcs']:,} arcs; "
+        f"workers {workers}; writing {out}")
+
+    def save():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".tmp")
+        tmp.write_text(json.dumps(result, indent=1))
+        os.replace(tmp, out)
+
+    answers = {}
+    for key in opts.measures:
+        fn, base, read = measure_function(key)
+        warm(key, A, opts.warm_sources)
+        answer, times = wall(lambda: fn(A, **base), opts.repeat)
+        rec = {"measure": key, "config": "plain", "workers": 0, "wall_ms": times,
+               "median_wall_ms": statistics.median(times)}
+        if gpu:  # the same calls in device time (CUDA events on gpu:0's stream)
+            rec["cuda_median_ms"] = gpu_time(lambda: fn(A, **base), warmup=0, repeat=opts.repeat)["median_ms"]
+        answers[key] = read(answer)
+        result["records"].append(rec)
+        log(f"{key}: plain {rec['median_wall_ms'] / 1e3:.2f} s")
+        save()
+    for w in workers:
+        lc, client = start_cluster(w, opts.device)
+        try:
+            for key in opts.measures:
+                fn, base, read = measure_function(key)
+                warm(key, A, opts.warm_sources * w, client=client)
+                answer, times = wall(lambda: fn(A, client=client, **base), opts.repeat)
+                plain = next(r for r in result["records"] if r["measure"] == key and r["config"] == "plain")
+                rec = {"measure": key, "config": f"dask-{w}", "workers": w, "wall_ms": times,
+                       "median_wall_ms": statistics.median(times),
+                       "speedup": plain["median_wall_ms"] / statistics.median(times),
+                       "max_rel_diff": rel_diff(read(answer), answers[key])}
+                result["records"].append(rec)
+                log(f"{key}: {w} worker(s) {rec['median_wall_ms'] / 1e3:.2f} s, speedup {rec['speedup']:.2f}, "
+                    f"max rel diff {rec['max_rel_diff']:.2g}")
+                save()
+        finally:
+            client.close()
+            lc.close()
+    print(markdown(result))
+    return result
+
+
+def markdown(result) -> str:
+    """The table of one run: per measure and configuration, the median wall time and the speedup."""
+    g = result["graph"]
+    lines = [f"{result['device']['name']} x{result['gpus']}; {g['label']} ({g['n']:,} vertices, {g['arcs']:,} arcs)",
+             "", "| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in result["records"]:
+        cuda = f"{r['cuda_median_ms'] / 1e3:.2f}" if r.get("cuda_median_ms") is not None else ""
+        speed = f"{r['speedup']:.2f}x" if "speedup" in r else "1 (baseline)"
+        diff = f"{r['max_rel_diff']:.1e}" if "max_rel_diff" in r else ""
+        lines.append(f"| {r['measure']} | {r['config']} | {r['workers']} | {r['median_wall_ms'] / 1e3:.2f} | {cuda} | "
+                     f"{speed} | {diff} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.scaling", description=__doc__.splitlines()[0])
+    p.add_argument("--graph", default="kron18", help="kronS (Graph500 scale S) or a registered graph (default kron18)")
+    p.add_argument("--measures", default="bc,closeness",
+                   help=f"comma-separated, of {', '.join(MEASURES)} (default bc,closeness)")
+    p.add_argument("--workers", default=None,
+                   help="comma-separated worker counts (default 1, 2, 4, ... up to every GPU)")
+    p.add_argument("--repeat", type=int, default=1, help="timed calls per configuration (median; default 1)")
+    p.add_argument("--warm-sources", type=int, default=256,
+                   help="sampled sources of bc's warm-up call, per worker (default 256)")
+    p.add_argument("--device", choices=("gpu", "cpu"), default="gpu")
+    p.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    opts = p.parse_args(argv)
+    opts.measures = [m.strip() for m in opts.measures.split(",") if m.strip()]
+    bad = [m for m in opts.measures if m not in MEASURES]
+    if bad:
+        p.error(f"unknown measure(s) {', '.join(bad)}; choose from {', '.join(MEASURES)}")
+    opts.workers = [int(w) for w in opts.workers.split(",")] if opts.workers else None
+    run(opts)
+
+
+if __name__ == "__main__":
+    main()
