@@ -37,7 +37,6 @@ host of several GPUs would all use the first one.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import queue
 import threading
@@ -63,6 +62,8 @@ _FIX_WORKERS = ("start workers for it: `dask worker ADDRESS` on each host (`dask
 _FIX_PACKAGE = ("install spla where the workers run (pip install spla, the same version as here: "
                 f"{spla.__version__}) and restart them")
 _copy_lock = threading.Lock()
+#: what a worker evaluates to say whether spla is importable there
+_HAS_SPLA = "__import__('importlib.util').util.find_spec('spla') is not None"
 
 
 def check_client(client):
@@ -84,13 +85,14 @@ def probe(client) -> dict:
     """{worker address: device} of the client's workers; :class:`spla.ClusterError` naming the fix when
     there are none, or where spla does not import."""
     try:
-        found = client.run(importlib.util.find_spec, "spla")
+        # a builtin shipped by name, so that it runs where spla does not import
+        found = client.run(eval, _HAS_SPLA)
     except Exception as exc:
         raise spla.ClusterError(f"the Dask cluster did not answer a probe of its workers ({type(exc).__name__}: "
                                 f"{exc})") from exc
     if not found:
         raise spla.ClusterError(f"the Dask cluster has no workers; {_FIX_WORKERS}")
-    lacking = sorted(addr for addr, spec in found.items() if spec is None)
+    lacking = sorted(addr for addr, has in found.items() if not has)
     if lacking:
         raise spla.ClusterError(f"spla is not installed on {len(lacking)} of the {len(found)} Dask workers "
                                 f"({', '.join(lacking[:3])}{', ...' if len(lacking) > 3 else ''}); {_FIX_PACKAGE}")

@@ -23,6 +23,13 @@ stdout.
 
 With ``--device cpu`` the workers are ``distributed.LocalCluster`` processes on the CPU (a check of
 the harness, not a scaling measurement: the workers share the cores).
+
+On the device machine (``nvidia-h100-x2``, ``-x4``), whose image lacks Dask: ``bash
+tools/dask_wheels.sh`` here, then with ``carry: [".whl"]``::
+
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+        .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 || exit; \
+        python3 -m benchmarks.scaling --graph kron18 --out $OUT 2>&1 | tail -n 40
 """
 
 from __future__ import annotations
