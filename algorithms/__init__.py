@@ -18,7 +18,8 @@ frontiers), ``betweenness_single`` (one source at a time, recorded plans); ``bfs
 harmonic, sum of distances by a bit-parallel BFS), ``hops`` (eccentricity and blocks of hop
 distances from the same BFS), ``daccer``, ``pagerank``, ``degree``,
 ``correlation``; ``weighted`` (the weighted shortest-path measures' plumbing and
-``shortest_path_lengths``); the graph algorithms composed from matrix primitives (``spla.mxm``, ``spla.select``,
+``shortest_path_lengths``); ``cluster`` (the all-sources measures' ``client=``: their sources in chunks
+over a Dask client's workers); the graph algorithms composed from matrix primitives (``spla.mxm``, ``spla.select``,
 ``spla.reduce_rows``, ...): ``triangles``, ``kcore``, ``components``, ``jaccard``, ``ktruss``; ``_common``
 (input conversion and shared checks).
 """

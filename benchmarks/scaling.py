@@ -167,6 +167,8 @@ def run(opts) -> dict:
         result["records"].append(rec)
         log(f"{key}: plain {rec['median_wall_ms'] / 1e3:.2f} s")
         save()
+    if gpu:  # the blocks this process's pool keeps would leave worker 0's GPU less free memory than the others'
+        spla.memory.release(device)
     for w in workers:
         lc, client = start_cluster(w, opts.device)
         try:
