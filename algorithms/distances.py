@@ -436,9 +436,10 @@ def _sums(client, M, *, direction, harmonic=False, sources=None, kernel, progres
 
 
 def _chunk(M, src, *, direction, harmonic, kernel):
-    """The sums (S, r, H) of the BFS roots ``src`` on a Dask worker's copy M of the graph (:mod:`cluster`):
-    the sources of direction "in", the targets of direction "out" (Σ over a partition of either is the
-    whole sum)."""
+    """The sums (S, r, H) of the sources ``src`` on a Dask worker's copy M of the graph (:mod:`cluster`).
+    Direction "out": the compiled searches give the sums of the vertices ``src``, the bit-parallel BFS the
+    sums over the targets ``src``; either way the chunks of a partition of the vertices add up to the
+    whole."""
     if use_searches(M):
         return _searches(M, direction, harmonic, None, sources=src)
     return distance_sums(M, direction=direction, harmonic=harmonic, sources=M.xp.asarray(src), kernel=kernel)

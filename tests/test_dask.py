@@ -154,6 +154,18 @@ def test_equals_the_single_device_call(cluster2, measure, graph):
 
 
 @needs_dask
+@pytest.mark.parametrize("measure", ["bc", "edge-bc", "closeness", "harmonic-sources", "sum-of-distances"])
+def test_the_block_paths_equal_the_single_device_call(cluster2, measure):
+    """Without the CPU's compiled searches (the caller's tunables travel to the workers): the NumPy
+    block paths and the bit-parallel BFS, whose direction "out" counts the targets of each chunk."""
+    client, _, device = cluster2
+    fn, kw = MEASURES[measure]
+    G = GRAPHS["directed"]
+    with spla.tuning.override(paths_for_betweenness=False, paths_for_distances=False, cluster_min_chunk=64):
+        _same(fn(G, client=client, **kw), fn(G, device=device, **kw))
+
+
+@needs_dask
 def test_a_graph_on_another_device_and_spla_matrix_input(cluster2):
     """A spla.Matrix input keeps its device for the rescaling; the workers compute on their own."""
     client, _, device = cluster2
