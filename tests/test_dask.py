@@ -239,8 +239,10 @@ def test_a_chunk_out_of_memory_runs_as_halves(caplog):
 
 
 # --------------------------------------------------------------------------- a worker lost mid-run
-def _fault_graph():
-    return nx.gnm_random_graph(4000, 16000, seed=1, directed=True)
+def _fault_graph(device):
+    """A graph whose chunks take long enough that the killed worker has some in flight (larger on a GPU)."""
+    n = 4000 if device == "cpu" else 40_000
+    return nx.gnm_random_graph(n, 4 * n, seed=1, directed=True)
 
 
 @needs_dask
@@ -249,7 +251,7 @@ def test_a_worker_killed_mid_run_costs_its_chunks_only(cluster2, caplog):
     (or on its restarted self) and the answer is the single-device one.  Logs which worker died and
     which chunks ran again (``pytest -rP`` shows it)."""
     client, _, device = cluster2
-    G = _fault_graph()
+    G = _fault_graph(device)
     want = betweenness_centrality(G, device=device)
     pids = client.run(os.getpid)
     victim = sorted(pids)[0]
