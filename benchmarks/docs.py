@@ -4,7 +4,7 @@ The page is generated, never edited by hand: the method (``benchmarks/method.md`
 device the tables of its newest results (``benchmarks/results/<device>/*.json``, merged section
 by section: each section from the newest file that has it), the targets it misses beside the
 floors that bound them (``benchmarks/rooflines.py``), and the plots of ``benchmarks.plot`` when
-they exist.  ``--check`` compares instead of writing (exit status 1 when the page differs).
+they exist, then the strong-scaling runs of ``benchmarks.scaling``.  ``--check`` compares instead of writing (exit status 1 when the page differs).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import rooflines, spmv
+from . import rooflines, scaling, spmv
 from .report import markdown_tables
 from .results import RESULTS_DIR, default_inputs, merge
 from .sections import SECTIONS
@@ -105,6 +105,7 @@ def render(results_dir: Path = RESULTS_DIR, method: Path = METHOD, img: Path = P
     """The text of docs/benchmarks.md."""
     devices = merge(default_inputs(results_dir))
     blocks = [device_block(devices[slug], slug, results_dir, img) for slug in sorted(devices)]
+    blocks.append(scaling.page_block(img=img))  # nothing until benchmarks.scaling has run
     text = f"# Benchmarks\n\n{NOTICE}\n\n{method.read_text().strip()}\n\n" + "\n".join(blocks)
     return text.rstrip() + "\n"
 

@@ -8,7 +8,10 @@ For each device it draws, with matplotlib (Agg):
   (single-source BC, all-sources BC, closeness; anchors hatched);
 - ``docs/img/bench-kernels-<device>.png``: each kernel's time over the best
   kernel's, against the scale-free metric (the selection rule's calibration);
-- ``docs/img/bench-memory-<device>.png``: peak device memory against n + m.
+- ``docs/img/bench-memory-<device>.png``: peak device memory against n + m;
+
+and for each run of ``benchmarks.scaling`` (``benchmarks/results_scaling/<device>-x<G>.json``)
+``docs/img/bench-scaling-<device>-x<G>.png``: speedup against Dask workers.
 
 ``python -m benchmarks.docs`` writes the page that shows them.
 """
@@ -19,7 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import bc_all, bc_single, closeness, spmv
+from . import bc_all, bc_single, closeness, scaling, spmv
 from .results import default_inputs, merge
 from .timing import call_peak_bytes
 
@@ -182,11 +185,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--docs", type=Path, default=REPO / "docs", help="docs folder (default: <repo>/docs)")
     args = p.parse_args(argv)
     paths = args.results or default_inputs()
-    if not paths:
+    runs = [] if args.results else scaling.load_all()
+    if not paths and not runs:
         print("no results JSON found (run `python -m benchmarks` first)", file=sys.stderr)
         return 1
     img = args.docs / "img"
     img.mkdir(parents=True, exist_ok=True)
+    for stem, result in runs:
+        out = img / f"bench-scaling-{stem}.png"
+        if scaling.plot(result, out):
+            print(f"wrote {out}")
     for slug, data in merge(paths).items():
         for kind, fn, _ in PLOTS:
             out = img / f"bench-{kind}-{slug}.png"

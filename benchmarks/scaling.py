@@ -14,9 +14,11 @@ scale), on one host of G GPUs:
 Each configuration gets one untimed warm-up call on ``--warm-sources`` sampled sources (kernels
 compiled and loaded on every worker) and ``--repeat`` timed calls (the median is reported).  Each
 Dask answer is checked against the plain one (max relative difference; the claim is <= 1e-12).
-Speedup = plain median wall time / Dask median wall time.  Results: one JSON per run,
-``<out>/scaling/<device-slug>-x<G>.json`` (``--out``, default benchmarks/results), and the table on
-stdout.
+Speedup = plain median wall time / Dask median wall time.  Results: one JSON per run and host size,
+``benchmarks/results_scaling/<device-slug>-x<G>.json`` (``<out>/scaling/`` with ``--out``), and the
+table on stdout; ``python -m benchmarks.plot`` draws ``docs/img/bench-scaling-<device>-x<G>.png`` from
+them and ``python -m benchmarks.docs`` puts both on the benchmarks page, with the targets of issue #36
+(:data:`TARGETS`).
 
     python -m benchmarks.scaling --graph kron18                   # on a host of G GPUs
     python -m benchmarks.scaling --graph kron10 --device cpu      # smoke test: CPU LocalCluster workers
@@ -48,8 +50,12 @@ import numpy as np
 from . import graphs
 from .timing import device_info, gpu_time
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+RESULTS_DIR = Path(__file__).resolve().parent / "results_scaling"
 MEASURES = ("bc", "closeness", "harmonic", "distance-sum", "edge-bc")
+#: speedup targets against the plain single-GPU call, by workers (issue #36); and the one-worker run's
+#: largest slowdown
+TARGETS = {2: 1.9, 4: 3.7}
+ONE_WORKER_SLACK = 0.05
 
 
 def log(msg: str) -> None:
@@ -144,7 +150,8 @@ def run(opts) -> dict:
     info = device_info(gpu)
     result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "device": info,
               "gpus": count if gpu else 0, "graph": ginfo, "argv": sys.argv[1:], "records": []}
-    out = Path(opts.out or RESULTS_DIR) / "scaling" / f"{info['slug']}-x{count if gpu else 0}.json"
+    folder = Path(opts.out) / "scaling" if opts.out else RESULTS_DIR
+    out = folder / f"{info['slug']}-x{count if gpu else 0}.json"
     log(f"{info['name']} x{count}; graph {ginfo['label']}: {ginfo['n']:,} vertices, {ginfo['arcs']:,} arcs; "
         f"workers {workers}; writing {out}")
 
@@ -188,15 +195,15 @@ def run(opts) -> dict:
         finally:
             client.close()
             lc.close()
-    print(markdown(result))
+    print(title(result) + "\n\n" + markdown(result))
+    for c in headlines(result):
+        print(f"{'ok  ' if c['ok'] else 'MISS'} {c['what']}: {c['value']} (target {c['target']})")
     return result
 
 
 def markdown(result) -> str:
     """The table of one run: per measure and configuration, the median wall time and the speedup."""
-    g = result["graph"]
-    lines = [f"{result['device']['name']} x{result['gpus']}; {g['label']} ({g['n']:,} vertices, {g['arcs']:,} arcs)",
-             "", "| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff |",
+    lines = ["| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for r in result["records"]:
         cuda = f"{r['cuda_median_ms'] / 1e3:.2f}" if r.get("cuda_median_ms") is not None else ""
@@ -204,7 +211,86 @@ def markdown(result) -> str:
         diff = f"{r['max_rel_diff']:.1e}" if "max_rel_diff" in r else ""
         lines.append(f"| {r['measure']} | {r['config']} | {r['workers']} | {r['median_wall_ms'] / 1e3:.2f} | {cuda} | "
                      f"{speed} | {diff} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
+
+
+def title(result) -> str:
+    g = result["graph"]
+    return (f"{result['device']['name']} x{result['gpus']}: {g['label']} ({g['n']:,} vertices, {g['arcs']:,} arcs, "
+            f"{'directed' if g.get('directed') else 'undirected'})")
+
+
+def headlines(result) -> list[dict]:
+    """The run's claims against :data:`TARGETS`: speedups at 2 and 4 workers, the one-worker run
+    within :data:`ONE_WORKER_SLACK` of the plain call, and every answer within 1e-12."""
+    out = []
+    for r in result["records"]:
+        if "speedup" not in r:
+            continue
+        what = f"{r['measure']}, {r['workers']} worker{'s' if r['workers'] != 1 else ''}"
+        if r["workers"] in TARGETS:
+            out.append({"what": f"{what}: speedup", "value": f"{r['speedup']:.2f}x",
+                        "target": f">= {TARGETS[r['workers']]}x", "ok": r["speedup"] >= TARGETS[r["workers"]]})
+        if r["workers"] == 1:
+            out.append({"what": f"{what}: wall time over the plain call's", "value": f"{1 / r['speedup']:.3f}",
+                        "target": f"<= {1 + ONE_WORKER_SLACK}", "ok": 1 / r["speedup"] <= 1 + ONE_WORKER_SLACK})
+        out.append({"what": f"{what}: max relative difference", "value": f"{r['max_rel_diff']:.1e}",
+                    "target": "<= 1e-12", "ok": r["max_rel_diff"] <= 1e-12})
+    return out
+
+
+def load_all(folder: Path = RESULTS_DIR) -> list[tuple[str, dict]]:
+    """(file stem, result) of every scaling run under ``folder``, by name."""
+    return [(p.stem, json.loads(p.read_text())) for p in sorted(Path(folder).glob("*.json"))] \
+        if Path(folder).is_dir() else []
+
+
+def page_block(folder: Path = RESULTS_DIR, img: Path | None = None) -> str:
+    """The benchmarks page's part for the scaling runs ("" when there are none)."""
+    runs = load_all(folder)
+    if not runs:
+        return ""
+    parts = ["## Strong scaling over Dask\n",
+             "`python -m benchmarks.scaling` (`benchmarks/scaling.py`): the plain single-GPU call against "
+             "`client=` runs on `dask_cuda.LocalCUDACluster`s of 1, 2, 4, ... workers of one host, wall-clock "
+             "medians; speedup = plain over Dask.\n"]
+    for stem, result in runs:
+        claims = headlines(result)
+        missed = [c for c in claims if not c["ok"]]
+        text = "Every target is met." if not missed else "Targets missed: " + "; ".join(
+            f"{c['what']} {c['value']} (target {c['target']})" for c in missed) + "."
+        parts.append(f"### {title(result)}\n\nResults: `benchmarks/results_scaling/{stem}.json`.\n\n"
+                     f"{markdown(result)}\n{text}\n")
+        if img is not None and (Path(img) / f"bench-scaling-{stem}.png").is_file():
+            parts.append(f"![speedup against workers](img/bench-scaling-{stem}.png)\n")
+    return "\n".join(p.rstrip() + "\n" for p in parts)
+
+
+def plot(result, path: Path) -> bool:
+    """Speedup against workers, one line per measure, beside the ideal."""
+    recs = [r for r in result["records"] if "speedup" in r]
+    if not recs:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4))
+    top = max(r["workers"] for r in recs)
+    ax.plot([1, top], [1, top], "k:", label="ideal")
+    for key in dict.fromkeys(r["measure"] for r in recs):
+        pts = sorted((r["workers"], r["speedup"]) for r in recs if r["measure"] == key)
+        ax.plot([w for w, _ in pts], [v for _, v in pts], "o-", label=key)
+    ax.set_xlabel("Dask workers (one GPU each)")
+    ax.set_ylabel("speedup over the plain single-GPU call")
+    ax.set_title(title(result), fontsize=8)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
 
 
 def main(argv=None):
