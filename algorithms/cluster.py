@@ -11,8 +11,9 @@ algorithm rescales it exactly as its single-device call does:
 
 1. the workers are probed: none, or workers where spla does not import, is a :class:`spla.ClusterError`
    naming the fix; each worker reports the device it computes on (:func:`worker_device`);
-2. the graph's pattern is sent once, a host copy scattered to every worker (``broadcast=True``); each
-   worker moves it to its own device once (cached on the worker's copy);
+2. the graph's pattern (with its values, for arc lengths, when the algorithm asks) is sent once, a host
+   copy scattered to every worker (``broadcast=True``); each worker moves it to its own device once
+   (cached on the worker's copy);
 3. S is cut, in its order, into about ``cluster_chunks_per_worker`` chunks per worker (tunables in
    ``spla.tuning``; at least ``cluster_min_chunk`` sources, whole 64-source words); a sampled S
    (betweenness' ``k``) is cut the same way, so the sample is the single-device call's;
@@ -161,11 +162,12 @@ def _tunables(tuning):
     return spla.tuning.override(**{name: getattr(tuning, name) for name in spla.tuning.Tuning.describe()})
 
 
-def source_sums(client, M, sources, chunk, *, progress=None, **options):
+def source_sums(client, M, sources, chunk, *, progress=None, values=False, **options):
     """Σ over ``sources`` of the algorithm's per-source sums, computed on the client's workers: the raw
     sums ``chunk(M, sources, **options)`` returns (an array, or a tuple of arrays and None) for all of
     ``sources`` at once, on M's device.  ``chunk`` is a module-level function of the algorithm (Dask
-    ships it by name); ``progress(done, total)`` is called as chunks complete, from this thread."""
+    ships it by name); ``progress(done, total)`` is called as chunks complete, from this thread.  The
+    workers get M's pattern, or M with its values (arc lengths) when ``values``."""
     sources = np.asarray(to_numpy(sources), dtype=np.int64)
     if len(sources) == 0:
         return chunk(M, sources, **options)
@@ -174,7 +176,7 @@ def source_sums(client, M, sources, chunk, *, progress=None, **options):
     token = uuid.uuid4().hex[:8]
     log.info("cluster %s: %d sources in %d chunks on %d workers (%s)", token, len(sources), len(parts),
              len(devices), ", ".join(sorted(set(devices.values()))))
-    graph = client.scatter(M.pattern().to("cpu"), broadcast=True, hash=False)
+    graph = client.scatter((M if values else M.pattern()).to("cpu"), broadcast=True, hash=False)
     done = queue.Queue()
     tuning = spla.tuning.current()
     futures = []
