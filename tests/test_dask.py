@@ -165,6 +165,36 @@ def test_the_block_paths_equal_the_single_device_call(cluster2, measure):
         _same(fn(G, client=client, **kw), fn(G, device=device, **kw))
 
 
+def _weighted_graph():
+    G = nx.gnm_random_graph(200, 900, seed=5, directed=True)
+    rng = np.random.default_rng(5)
+    for u, v in G.edges:
+        G.edges[u, v]["weight"] = float(rng.integers(1, 6))
+    return G
+
+
+@needs_dask
+@pytest.mark.parametrize("fn, kw", [
+    (betweenness_centrality, dict(weight=True)),
+    (betweenness_centrality, dict(weight=True, k=50, seed=2)),
+    (edge_betweenness_centrality, dict(weight=True)),
+    (harmonic_centrality, dict(distance=True)),
+    (sum_of_distances, dict(weight=True, return_reach=True)),
+    (closeness_centrality, dict(distance=True)),  # runs in the caller
+], ids=["bc", "bc-k", "edge-bc", "harmonic", "sum-of-distances", "closeness"])
+def test_weighted_measures_ship_the_arc_lengths(cluster2, fn, kw):
+    client, _, device = cluster2
+    G = _weighted_graph()
+    with spla.tuning.override(cluster_min_chunk=64):
+        got = fn(G, client=client, **kw)
+    want = fn(G, device=device, **kw)
+    if isinstance(want, tuple):  # weighted sums are float: the order of the additions shows
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+    else:
+        _same(got, want)
+
+
 @needs_dask
 def test_a_graph_on_another_device_and_spla_matrix_input(cluster2):
     """A spla.Matrix input keeps its device for the rescaling; the workers compute on their own."""
