@@ -127,9 +127,7 @@ def check_distances(G, Gs, data):
 def check_eccentricities(G, Gs, data):
     v = data.draw(st.none() | st.sampled_from(list(G)) if len(G) else st.none(), label="v")
     for name, call in (("eccentricity", lambda f, H: f(H, v=v, weight="w")),
-                       ("diameter", lambda f, H: f(H, weight="w")), ("radius", lambda f, H: f(H, weight="w")),
-                       ("diameter", lambda f, H: f(H, weight="w", usebounds=True)),
-                       ("radius", lambda f, H: f(H, weight="w", usebounds=True))):
+                       ("diameter", lambda f, H: f(H, weight="w")), ("radius", lambda f, H: f(H, weight="w"))):
         try:
             want = call(getattr(nx, name), G)
         except (nx.NetworkXError, ValueError) as exc:
@@ -137,6 +135,9 @@ def check_eccentricities(G, Gs, data):
                 call(getattr(bi, name), Gs)
             continue
         assert call(getattr(bi, name), Gs) == want  # Dijkstra's sums, bit for bit
+        if name != "eccentricity" and not G.is_directed():
+            # the same exact answer; networkx's own weighted extrema bounding can loop forever on these graphs
+            assert getattr(bi, name)(Gs, weight="w", usebounds=True) == want
 
 
 @pytest.mark.parametrize("lengths", ["int", "dec"])
