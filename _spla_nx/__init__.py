@@ -18,22 +18,26 @@ __all__ = ["get_info", "SplaConfig", "FUNCTIONS", "EXPECTED_TEST_FAILURES"]
 
 _DEVICE = re.compile(r"auto|cpu|gpu(:\d+)?")
 
-_HOPS = "Unweighted (hop-count) paths only: a `weight` other than None runs in networkx."
+_PATHS = ("A `weight` naming an edge attribute runs spla's weighted shortest paths (a multigraph's shortest "
+          "parallel edge, 1 where the attribute is missing); a callable `weight`, or a negative, NaN or infinite "
+          "length, runs in networkx.")
+_ORDER = ("Where zero-length edges join nodes at equal distance, networkx's weighted betweenness depends on the "
+          "order it visits them; spla's counts a zero-length cycle once (docs/networkx.md).")
 _SAMPLE = "A `seed` draws the same sources as networkx's `seed.sample(list(G), k)`."
 
 #: the implemented functions: {name: note}, the note shown under "Backends" in networkx's docstring
 FUNCTIONS = {
-    "betweenness_centrality": f"{_HOPS} {_SAMPLE}",
-    "edge_betweenness_centrality": f"{_HOPS} {_SAMPLE} A multigraph's parallel edges share their pair's value "
-                                   "equally, as networkx splits it.",
-    "betweenness_centrality_subset": f"{_HOPS} A source listed twice counts twice, as in networkx.",
-    "edge_betweenness_centrality_subset": f"{_HOPS} Runs when every node is a target: for fewer targets "
+    "betweenness_centrality": f"{_PATHS} {_ORDER} {_SAMPLE}",
+    "edge_betweenness_centrality": f"{_PATHS} {_ORDER} {_SAMPLE} A multigraph's parallel edges of the pair's "
+                                   "length share its value equally, as networkx splits it.",
+    "betweenness_centrality_subset": f"{_PATHS} A source listed twice counts twice, as in networkx. By "
+                                     "`weight`, runs when every node is a target (other calls run in networkx).",
+    "edge_betweenness_centrality_subset": f"{_PATHS} Runs when every node is a target: for fewer targets "
                                           "networkx's result splits a non-target's dependency evenly among its "
                                           "parents instead of by path counts, so those calls run in networkx.",
-    "closeness_centrality": "Unweighted: a `distance` other than None runs in networkx. `u=` runs one "
-                            "breadth-first search over the reversed arcs.",
-    "harmonic_centrality": "Unweighted: a `distance` other than None runs in networkx. The bit-parallel "
-                           "breadth-first search runs from `sources` only.",
+    "closeness_centrality": f"{_PATHS.replace('`weight`', '`distance`')} `u=` runs one search over the "
+                            "reversed arcs.",
+    "harmonic_centrality": f"{_PATHS.replace('`weight`', '`distance`')} The searches run from `sources` only.",
     "pagerank": "Same iteration and stopping rule as networkx's `_pagerank_scipy`; results agree within "
                 "`tol`.",
     "degree_centrality": "",
@@ -43,9 +47,9 @@ FUNCTIONS = {
     "single_source_shortest_path_length": "The dict lists nodes in networkx's discovery order.",
     "all_pairs_shortest_path_length": "A generator, as networkx's; 64 sources per breadth-first search. Each "
                                       "dict lists nodes by distance, then in the graph's node order.",
-    "eccentricity": f"{_HOPS} A given `sp` runs in networkx.",
-    "diameter": f"{_HOPS} A given `e` runs in networkx; `usebounds` computes every eccentricity exactly.",
-    "radius": f"{_HOPS} A given `e` runs in networkx; `usebounds` computes every eccentricity exactly.",
+    "eccentricity": f"{_PATHS} A given `sp` runs in networkx.",
+    "diameter": f"{_PATHS} A given `e` runs in networkx; `usebounds` computes every eccentricity exactly.",
+    "radius": f"{_PATHS} A given `e` runs in networkx; `usebounds` computes every eccentricity exactly.",
 }
 
 #: networkx's own tests that fail when run against the backend: {test id fragment: reason}
@@ -89,7 +93,7 @@ def get_info() -> dict:
         "project": "spla",
         "package": "spla",
         "short_summary": "GPU (CuPy) or CPU sparse linear algebra: exact betweenness, closeness, "
-                         "harmonic, PageRank and BFS measures.",
+                         "harmonic, PageRank and BFS measures, by hops or by edge weight.",
         "description": "Graphs convert once to a spla.Matrix (kept in G.__networkx_cache__) on the device of "
                        "nx.config.backends.spla.device; the measures run as masked sparse products.",
         "functions": {name: {"additional_docs": note} if note else {} for name, note in FUNCTIONS.items()},

@@ -282,12 +282,14 @@ def test_on_start_tests_marks_the_listed_failures_xfail(monkeypatch):
 
 # ----------------------------------------------------------------------------- can_run and should_run
 @pytest.mark.parametrize("name, args, kwargs, reason", [
-    ("betweenness_centrality", (nx.path_graph(3),), {"weight": "w"}, "unweighted"),
-    ("closeness_centrality", (nx.path_graph(3),), {"distance": "w"}, "unweighted"),
-    ("harmonic_centrality", (nx.path_graph(3), None, "w"), {}, "unweighted"),
+    ("betweenness_centrality", (nx.path_graph(3),), {"weight": lambda u, v, d: 1}, "by its name"),
+    ("closeness_centrality", (nx.path_graph(3),), {"distance": lambda u, v, d: 1}, "by its name"),
+    ("harmonic_centrality", (nx.path_graph(3), None, lambda u, v, d: 1), {}, "by its name"),
+    ("eccentricity", (nx.path_graph(3),), {"weight": lambda u, v, d: 1}, "by its name"),
+    ("betweenness_centrality_subset", (nx.path_graph(3), [0], [2]), {"weight": "w"}, "proper subset"),
     ("eccentricity", (nx.path_graph(3),), {"sp": {}}, "sp="),
     ("diameter", (nx.path_graph(3),), {"e": {0: 1}}, "e="),
-    ("pagerank", (nx.path_graph(3),), {"weight": lambda u, v, d: 1}, "named edge attribute"),
+    ("pagerank", (nx.path_graph(3),), {"weight": lambda u, v, d: 1}, "by its name"),
     ("edge_betweenness_centrality_subset", (nx.path_graph(3), [0], [2]), {}, "proper subset"),
     ("betweenness_centrality_subset", (nx.path_graph(3), [0], iter([2])), {}, "iterator"),
     ("single_source_shortest_path_length", (nx.path_graph(3), 0), {"cutoff": "2"}, "not a number"),
@@ -303,6 +305,11 @@ def test_can_run_takes_the_rest():
     assert rules.can_run("betweenness_centrality", (G,), {"k": 2}) is True
     assert rules.can_run("edge_betweenness_centrality_subset", (G, [0], [0, 1, 2]), {}) is True
     assert rules.can_run("pagerank", (G,), {"weight": None}) is True
+    assert rules.can_run("betweenness_centrality", (G,), {"weight": "w"}) is True
+    assert rules.can_run("betweenness_centrality_subset", (G, [0], [0, 1, 2]), {"weight": "w"}) is True
+    assert rules.can_run("closeness_centrality", (G,), {"distance": "w"}) is True
+    assert rules.can_run("harmonic_centrality", (G, None, "w"), {}) is True
+    assert rules.can_run("diameter", (G,), {"weight": "w"}) is True
     assert rules.can_run("single_source_shortest_path_length", (G, 0), {"cutoff": 2.5}) is True
     assert "does not implement" in rules.can_run("load_centrality", (G,), {})
 
@@ -342,8 +349,9 @@ def test_backend_keyword_runs_spla_and_matches(conversions):
     close(nx.pagerank(G, backend="spla"), nx.pagerank(G), rtol=1e-6)
     assert nx.diameter(G, backend="spla") == 5
     assert len(conversions) >= 1
+    close(nx.betweenness_centrality(G, weight="weight", backend="spla"), nx.betweenness_centrality(G, weight="weight"))
     with pytest.raises(NotImplementedError, match="not implemented by 'spla' backend for the given arguments"):
-        nx.betweenness_centrality(G, weight="weight", backend="spla")
+        nx.betweenness_centrality(G, weight=lambda u, v, d: 1, backend="spla")
 
 
 @needs_entry_points
@@ -382,7 +390,7 @@ def test_priority_dispatch_follows_can_run_and_should_run(conversions):
             for u, v in G.edges:
                 G[u][v]["w"] = 1 + (u + v) % 3
             G.__networkx_cache__.clear()
-            weighted = nx.betweenness_centrality(G, weight="w")  # can_run says no: networkx runs it
+            weighted = nx.betweenness_centrality(G, weight=lambda u, v, d: d["w"])  # can_run says no: networkx
             close(weighted, nx.betweenness_centrality(G, weight="w", backend="networkx"))
             assert conversions == ["betweenness_centrality"]
 

@@ -2,9 +2,15 @@
 
 Each function has networkx's signature and defaults, runs the spla algorithm on the converted
 matrix and returns networkx's result: a dict keyed by the graph's nodes in ``list(G)`` order (edge
-measures: by ``G.edges()``'s tuples, in its order), with Python floats.  The parameters that spla
-does not take (a weight for shortest paths, a distance) never get here: ``rules.can_run`` sends
-those calls to networkx.
+measures: by ``G.edges()``'s tuples, in its order), with Python floats.
+
+A ``weight`` (betweenness) or ``distance`` (closeness, harmonic) names the edge attribute whose
+values are the arc lengths: the call runs spla's weighted measure (``weight=True`` /
+``distance=True``, ``spla.algorithms.weighted`` defines it) on the graph's length matrix, a
+multigraph's parallel edges keeping the shortest and a missing attribute counting 1, as networkx's
+Dijkstra reads them.  A callable weight never gets here (``rules.can_run`` sends it to networkx);
+a negative, NaN or infinite length raises NotImplementedError (``SplaGraph.path_lengths``), on
+which networkx runs the call itself.
 """
 
 from __future__ import annotations
@@ -85,10 +91,16 @@ def arc_values(G: SplaGraph, E, arcs) -> np.ndarray:
     return E.data[pos]
 
 
-def edge_dict(G: SplaGraph, E) -> dict:
+def lengths_matrix(G: SplaGraph, attr):
+    """The matrix a path measure runs on: the pattern for ``attr`` None, else the arc lengths."""
+    return G.matrix() if attr is None else G.path_lengths(attr)
+
+
+def edge_dict(G: SplaGraph, E, weight=None) -> dict:
     """The edge betweenness array E as networkx keys it: ``G.edges()``'s tuples, in its order; a
-    multigraph's parallel edges (u, v, key) share their pair's value equally, as networkx's
-    ``_add_edge_keys`` shares it among edges of equal weight (every edge weighs 1 here)."""
+    multigraph's pair value goes to its parallel edges (u, v, key) of the pair's length in equal
+    shares, as networkx's ``_add_edge_keys`` shares it (every edge weighs 1 for ``weight`` None;
+    by ``weight``, the edges longer than the shortest get 0)."""
     arcs = G.edge_arcs
     values = arc_values(G, E, arcs).tolist()
     nodes = G.nodes
@@ -99,8 +111,15 @@ def edge_dict(G: SplaGraph, E) -> dict:
     out = {}
     for p, u, v, x in zip(arcs.tolist(), us, vs, values):
         keys = G.keys[p]
-        for key in keys:
-            out[(u, v, key)] = x / len(keys)
+        if weight is None:
+            for key in keys:
+                out[(u, v, key)] = x / len(keys)
+            continue
+        w = [d[weight] for d in G.key_attrs[p]]
+        shortest = min(w)
+        share = x / sum(1 for y in w if y == shortest)
+        for key, y in zip(keys, w):
+            out[(u, v, key)] = share if y == shortest else 0.0
     return out
 
 
@@ -127,8 +146,10 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     _check_sample(G, k)
     if G.n == 0:
         return {}
+    M = lengths_matrix(G, weight)
     with _no_sources_divides(k):
-        bc = alg.betweenness_centrality(G.matrix(), k=k, seed=seed, normalized=normalized, endpoints=endpoints)
+        bc = alg.betweenness_centrality(M, k=k, seed=seed, normalized=normalized, endpoints=endpoints,
+                                        weight=weight is not None)
     return by_node(G, bc)
 
 
@@ -136,16 +157,20 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
     _check_sample(G, k)
     if G.n == 0:
         return {}
+    M = lengths_matrix(G, weight)
     with _no_sources_divides(k):
-        E = alg.edge_betweenness_centrality(G.matrix(), k=k, seed=seed, normalized=normalized)
-    return edge_dict(G, E)
+        E = alg.edge_betweenness_centrality(M, k=k, seed=seed, normalized=normalized, weight=weight is not None)
+    return edge_dict(G, E, weight)
 
 
-def _subset_sum(fn, G, sources, **kw):
+def _subset_sum(fn, G, sources, weight=None, **kw):
     """Σ over the rounds of distinct sources of fn(M, sources=round, **kw) (the rescaling networkx
-    applies to subsets does not depend on the sources, so the sum of rescaled rounds is networkx's)."""
+    applies to subsets does not depend on the sources, so the sum of rescaled rounds is networkx's);
+    M holds the lengths by ``weight`` when it is not None."""
     src = node_indices(G, list(sources))
-    M = G.matrix()
+    M = lengths_matrix(G, weight)
+    if weight is not None:
+        kw["weight"] = True
     total = None
     for part in rounds(src):
         got = fn(M, sources=part, **kw)
@@ -163,6 +188,10 @@ def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=
     if G.n == 0:
         node_indices(G, sources)
         return {}
+    if weight is not None:
+        # rules.can_run sent a weighted call here only with every node a target
+        bc = _subset_sum(alg.betweenness_centrality, G, sources, weight, normalized=normalized)
+        return by_node(G, bc)
     tgt = [G.index[t] for t in targets if t in G]  # networkx reads targets into a set: others never match
     bc = _subset_sum(alg.betweenness_centrality, G, sources, targets=tgt, normalized=normalized)
     return by_node(G, bc)
@@ -174,19 +203,23 @@ def edge_betweenness_centrality_subset(G, sources, targets, normalized=False, we
     if G.n == 0:
         node_indices(G, sources)
         return {}
-    E = _subset_sum(alg.edge_betweenness_centrality, G, sources, normalized=normalized)
-    return edge_dict(G, E)
+    E = _subset_sum(alg.edge_betweenness_centrality, G, sources, weight, normalized=normalized)
+    return edge_dict(G, E, weight)
 
 
 # --------------------------------------------------------------------------- distances
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
+    weighted = distance is not None
     if u is not None:
         if u not in G:
             raise nx.NodeNotFound(f"Source {u} is not in G")
-        return float(alg.closeness_centrality(G.matrix(), vertices=[G.index[u]], wf_improved=wf_improved)[0])
+        M = lengths_matrix(G, distance)
+        return float(alg.closeness_centrality(M, vertices=[G.index[u]], wf_improved=wf_improved,
+                                              distance=weighted)[0])
     if G.n == 0:
         return {}
-    return by_node(G, alg.closeness_centrality(G.matrix(), wf_improved=wf_improved))
+    return by_node(G, alg.closeness_centrality(lengths_matrix(G, distance), wf_improved=wf_improved,
+                                               distance=weighted))
 
 
 def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
@@ -194,7 +227,7 @@ def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
     src = None if sources is None else sorted(set(nbunch_indices(G, sources)))
     if not targets:
         return {}
-    H = alg.harmonic_centrality(G.matrix(), sources=src).tolist()
+    H = alg.harmonic_centrality(lengths_matrix(G, distance), sources=src, distance=distance is not None).tolist()
     return {G.nodes[i]: H[i] for i in targets}
 
 

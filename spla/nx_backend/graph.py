@@ -8,10 +8,13 @@
   and, per kept attribute, their own values ``key_attrs[p]``): ``G.edges()`` is the arcs with index(dst) >= index(src) for an undirected graph,
   every arc for a directed one, in this order, which keys edge results as networkx keys them;
 * ``weights``: per requested edge attribute, its value on every arc (summed over parallel edges,
-  missing = the attribute's default), as networkx's ``to_scipy_sparse_array`` reads it;
+  missing = the attribute's default), as networkx's ``to_scipy_sparse_array`` reads it (PageRank);
+* ``lengths``: per requested edge attribute, the arc's length for shortest paths: the minimum over
+  parallel edges (missing = the default, 1 as networkx passes it), as networkx's weighted
+  shortest-path functions read a multigraph (``_weight_function``: min over the edges of a pair);
 * matrices built from these on ``nx.config.backends.spla.device``: the pattern (built at
-  conversion), a weighted matrix per attribute and the multigraph's edge counts (built on first
-  use), each moved when the configured device changes.
+  conversion), per attribute a summed-weight and a length matrix, and the multigraph's edge counts
+  (built on first use), each moved when the configured device changes.
 
 networkx keeps the converted graph in ``G.__networkx_cache__`` and drops it when G changes through
 its methods, so a second call on an unchanged G does not convert again.
@@ -41,7 +44,7 @@ class SplaGraph:
     __networkx_backend__ = "spla"
 
     def __init__(self, nodes, directed, multigraph, src, dst, *, mult=None, keys=None, key_attrs=None, weights=None,
-                 graph=None):
+                 lengths=None, graph=None):
         self.nodes = nodes
         self.index = {v: i for i, v in enumerate(nodes)}
         self.directed = bool(directed)
@@ -52,6 +55,7 @@ class SplaGraph:
         self.keys = keys
         self.key_attrs = key_attrs
         self.weights = dict(weights or {})
+        self.lengths = dict(weights or {}) if lengths is None else dict(lengths)
         self.graph = dict(graph or {})
         self._matrices = {}
         self.__networkx_cache__ = {}
@@ -89,7 +93,8 @@ class SplaGraph:
         """The graph as a spla.Matrix on ``device`` (default: the configured one).
 
         kind: "pattern" (unweighted, parallel edges merged), "counts" (a multigraph's parallel edges
-        per entry; the pattern for other graphs) or ("weight", attr) (the summed weights)."""
+        per entry; the pattern for other graphs), ("weight", attr) (the summed weights) or
+        ("length", attr) (the shortest parallel edge's weight: arc lengths for shortest paths)."""
         device = configured_device() if device is None else spla.device.resolve(device)
         key = (kind, device)
         M = self._matrices.get(key)
@@ -107,15 +112,40 @@ class SplaGraph:
         elif kind == "counts":
             values = self.mult
         else:
-            if kind[1] not in self.weights:
+            table = self.weights if kind[0] == "weight" else self.lengths
+            if kind[1] not in table:
                 # a graph converted for another call; networkx runs this one itself
                 raise NotImplementedError(f"the graph was converted without its edge attribute {kind[1]!r}")
-            values = self.weights[kind[1]]
+            values = table[kind[1]]
         arcs = self.edge_arcs
         # an undirected graph's edges once each: from_edges adds each one's reverse arc
         return spla.Matrix.from_edges(self.src[arcs], self.dst[arcs], n=self.n,
                                       values=None if values is None else values[arcs],
-                                      directed=self.directed, device=device)
+                                      directed=self.directed, device=device,
+                                      dup="min" if kind[0] == "length" else "plus")
+
+    def path_lengths(self, attr) -> spla.Matrix:
+        """The matrix of arc lengths by edge attribute ``attr`` (see :meth:`matrix`), for the weighted
+        shortest-path functions.  NotImplementedError (networkx then runs the call, or says why with
+        ``backend="spla"``) when an attribute is missing from the conversion or a length is negative,
+        NaN or infinite: spla's searches refuse those, networkx's Dijkstra runs on them."""
+        values = self.lengths.get(attr)
+        if values is not None and values.dtype.kind == "f":
+            bad = ~(np.isfinite(values) & (values >= 0))
+        else:
+            bad = None if values is None else values < 0
+        if bad is not None and bad.any():
+            p = int(np.argmax(bad))
+            raise NotImplementedError(
+                f"edge attribute {attr!r} is {values[p].item()!r} on the edge ({self.nodes[self.src[p]]!r}, "
+                f"{self.nodes[self.dst[p]]!r}): spla's shortest paths take non-negative finite lengths only; networkx "
+                "runs this call")
+        return self.matrix(("length", attr))
+
+    def integer_lengths(self, attr) -> bool:
+        """Whether attribute ``attr``'s lengths are all integers (networkx's distances are then ints)."""
+        values = self.lengths.get(attr)
+        return values is not None and values.dtype.kind in "iu"
 
     def __repr__(self):
         kind = ("Multi" if self.multigraph else "") + ("DiGraph" if self.directed else "Graph")
@@ -149,18 +179,20 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
         if edge_attrs:
             key_attrs = [[{a: d.get(a, df) for a, df in edge_attrs.items()} for d in kd.values()]
                          for nbrs in adj.values() for kd in nbrs.values()]
-    weights = {}
+    weights, lengths = {}, {}
     for attr, default in edge_attrs.items():
-        if multi:  # parallel edges add up, as in networkx's to_scipy_sparse_array
-            vals = [sum(d[attr] for d in per_key) for per_key in key_attrs]
+        if multi:  # parallel edges add up, as in networkx's to_scipy_sparse_array; paths take the shortest
+            per_arc = [[d[attr] for d in per_key] for per_key in key_attrs]
+            weights[attr] = _numeric([sum(x) for x in per_arc], attr)
+            lengths[attr] = _numeric([min(x) for x in per_arc], attr)
         else:
-            vals = [d.get(attr, default) for nbrs in adj.values() for d in nbrs.values()]
-        weights[attr] = _numeric(vals, attr)
+            weights[attr] = lengths[attr] = _numeric([d.get(attr, default) for nbrs in adj.values()
+                                                      for d in nbrs.values()], attr)
     Gs = SplaGraph(nodes, G.is_directed(), multi, src, dst, mult=mult, keys=keys, key_attrs=key_attrs,
-                   weights=weights, graph=G.graph if preserve_graph_attrs else None)
+                   weights=weights, lengths=lengths, graph=G.graph if preserve_graph_attrs else None)
     Gs.matrix("pattern")  # built here, on the configured device: the conversion is what the cache keeps
-    for attr in weights:
-        Gs.matrix(("weight", attr))
+    for attr in weights:  # PageRank sums parallel edges, the shortest-path functions take the shortest
+        Gs.matrix(("weight" if name == "pagerank" else "length", attr))
     return Gs
 
 

@@ -3,9 +3,12 @@
 networkx asks ``can_run(name, args, kwargs)`` before converting anything, with the arguments as the
 caller gave them (the graph still a networkx graph); a string answer is "no, because ...", and
 networkx then runs the call itself (or the next backend).  ``can_run`` says no to what spla does
-not compute: weighted shortest paths (``weight``/``distance`` other than None), precomputed path
-lengths or eccentricities, a callable weight for PageRank, and edge betweenness to a proper subset
-of targets (where networkx's own formula differs from the path-count definition spla computes).
+not compute: a ``weight``/``distance`` that is not an edge attribute's name (a callable), precomputed
+path lengths or eccentricities, the subset betweenness by weight to a proper subset of targets,
+and edge betweenness to a proper subset of targets (where networkx's own formula differs from the
+path-count definition spla computes).  A weight or distance that names an attribute runs spla's
+weighted shortest paths; lengths those refuse (negative, NaN, inf) are found in the converted
+graph, whose function then raises NotImplementedError and networkx runs the call.
 It never consumes an iterator argument: the call that follows needs it.
 
 ``should_run`` is asked only when networkx would convert the graph on its own initiative (the
@@ -32,7 +35,18 @@ FUNCTIONS = {name: getattr(mod, name) for mod in (centrality, paths) for name in
 LINEAR = frozenset({"degree_centrality", "in_degree_centrality", "out_degree_centrality", "bfs_layers",
                     "single_source_shortest_path_length"})
 
-_HOPS = "spla computes unweighted (hop-count) shortest paths only"
+_NAMED = "spla reads an edge attribute by its name, or None; networkx calls a function given instead"
+
+
+def _attribute_name(value) -> bool:
+    """Whether ``value`` names an edge attribute as networkx reads it (anything hashable but a callable)."""
+    if callable(value):
+        return False
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _bound(name, args, kwargs):
@@ -54,10 +68,8 @@ def can_run(name, args, kwargs):
         return "the arguments do not fit the function's signature; networkx reports the error"
     G = a.get("G")
     for param in ("weight", "distance"):
-        if param in a and a[param] is not None and name != "pagerank":
-            return f"{param}={a[param]!r}: {_HOPS} ({param}=None)"
-    if name == "pagerank" and a["weight"] is not None and not isinstance(a["weight"], str):
-        return f"weight={a['weight']!r}: spla reads a named edge attribute (a string) or None"
+        if param in a and a[param] is not None and not _attribute_name(a[param]):
+            return f"{param}={a[param]!r}: {_NAMED}"
     if name == "eccentricity" and a["sp"] is not None:
         return "sp= gives the path lengths already: networkx reads them"
     if name in ("diameter", "radius") and a["e"] is not None:
@@ -65,11 +77,15 @@ def can_run(name, args, kwargs):
     if name in ("betweenness_centrality_subset", "edge_betweenness_centrality_subset") \
             and isinstance(a["targets"], Iterator):
         return "targets is an iterator, which networkx's function reads once per source"
-    if name == "edge_betweenness_centrality_subset":
+    weighted_subset = name == "betweenness_centrality_subset" and a["weight"] is not None
+    if name == "edge_betweenness_centrality_subset" or weighted_subset:
         try:
             every = set(a["targets"]) >= set(G)
         except TypeError:
             return "targets holds something that is not a node"
+        if not every and weighted_subset:
+            return ("targets is a proper subset of the nodes: spla's betweenness by weight runs from the sources "
+                    "to every node")
         if not every:
             return ("targets is a proper subset of the nodes: networkx's edge_betweenness_centrality_subset "
                     "splits a non-target's dependency evenly among its parents there, unlike spla's "
