@@ -284,7 +284,7 @@ def plot(result, path: Path) -> bool:
         ax.plot([w for w, _ in pts], [v for _, v in pts], "o-", label=key)
     ax.set_xlabel("Dask workers (one GPU each)")
     ax.set_ylabel("speedup over the plain single-GPU call")
-    ax.set_title(title(result), fontsize=8)
+    ax.set_title(title(result).replace(": ", ":\n", 1), fontsize=8)
     ax.legend()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
