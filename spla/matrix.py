@@ -32,8 +32,6 @@ head), as in networkx's ``to_scipy_sparse_array`` and ``from_scipy_sparse_array`
 
 from __future__ import annotations
 
-import numbers
-import operator
 import sys
 
 import numpy as np
@@ -42,12 +40,11 @@ import scipy.sparse as sp
 from . import device as _dev
 from . import memory as _memory
 from .errors import DomainMismatch, InvalidGraph
+from .matrix_inputs import DIM_MAX, check_directed, check_value_dtype, edge_weights, shape_pair, value_array, vertex_count
 from .merge import check_dup, merge_arcs
 from .symmetry import orientation
 
 INT32_MAX = np.iinfo(np.int32).max
-#: the largest dimension a matrix may have: its indices are at most int64
-DIM_MAX = np.iinfo(np.int64).max
 
 
 #: the lazy caches a Matrix may keep (:meth:`Matrix.cached`), by name: what each holds.  The module
@@ -100,58 +97,6 @@ def _entries(nnz: int) -> str:
 def _require_host(nbytes, what, remedy=_SPARSE_IDS):
     """Refuse building a matrix whose announced size needs more host memory than is available."""
     _memory.require(nbytes, "cpu", what=what, remedy=remedy)
-
-
-def _check_directed(directed):
-    """``directed`` must be True, False or None (a string such as "no" would read as True)."""
-    if directed is not None and not isinstance(directed, (bool, np.bool_)):
-        raise TypeError(f"directed must be True, False or None, got {directed!r}")
-
-
-def _check_value_dtype(dtype, what="values"):
-    """Matrix values must be bool, integer or float of at most 8 bytes: the dtypes both backends
-    compute in (complex has no semiring; longdouble has no GPU type and would lose digits in a cast)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "biuf" or dtype.itemsize > 8:
-        raise DomainMismatch(f"{what} of dtype {dtype} are not supported; use bool, integer or float values "
-                             "of at most 64 bits (e.g. values.astype(np.float64))")
-
-
-def _value_array(values, what="values"):
-    """``values`` as a NumPy array of a supported dtype: float16 (which SciPy's sparse arrays do not
-    hold) becomes float32, exactly; other dtypes are checked by :func:`_check_value_dtype`."""
-    values = np.asarray(_dev.to_numpy(values))
-    if values.dtype == np.float16:
-        return values.astype(np.float32)
-    _check_value_dtype(values.dtype, what)
-    return values
-
-
-def _vertex_count(n, name="n"):
-    """``n`` as a Python int in 0..DIM_MAX, or a TypeError/InvalidGraph naming it (a bool is refused:
-    True is not a count)."""
-    try:
-        if isinstance(n, (bool, np.bool_)):
-            raise TypeError
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {n!r}") from None
-    if n < 0:
-        raise InvalidGraph(f"{name} must be >= 0, got {n}")
-    if n > DIM_MAX:
-        raise InvalidGraph(f"{name} = {n} is beyond the int64 indices spla stores (at most {DIM_MAX})")
-    return n
-
-
-def _shape_pair(shape):
-    """``shape`` as (nrows, ncols) of Python ints, or a TypeError/InvalidGraph naming what is wrong."""
-    try:
-        dims = tuple(shape)
-    except TypeError:
-        raise TypeError(f"shape must be a pair (nrows, ncols), got {shape!r}") from None
-    if len(dims) != 2:
-        raise InvalidGraph(f"shape must be a pair (nrows, ncols), got {shape!r} of {len(dims)} entries")
-    return _vertex_count(dims[0], "shape[0]"), _vertex_count(dims[1], "shape[1]")
 
 
 class Matrix:
@@ -253,7 +198,7 @@ class Matrix:
         sharing the index arrays, direction and symmetry; a pattern-only matrix gets values 1.  Not
         cached: each call casts anew."""
         dtype = np.dtype(dtype)
-        _check_value_dtype(dtype)
+        check_value_dtype(dtype)
         xp = self.xp
         with _dev.activate(self.device):
             values = xp.ones(self.nnz, dtype=dtype) if self.values is None else self.values.astype(dtype)
@@ -413,12 +358,12 @@ class Matrix:
         ``directed`` as in :meth:`from_scipy` (its default here is True): None decides by symmetry,
         False checks that the matrix is symmetric and otherwise symmetrises it.
         """
-        _check_directed(directed)
+        check_directed(directed)
         device = _dev.resolve(device)
         colptr = np.asarray(_dev.to_numpy(colptr))
         rowidx = np.asarray(_dev.to_numpy(rowidx))
-        vals = None if values is None else _value_array(values)
-        shape = _shape_pair(shape)
+        vals = None if values is None else value_array(values)
+        shape = shape_pair(shape)
         for what, arr in (("colptr", colptr), ("rowidx", rowidx)):
             if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
                 raise InvalidGraph(f"{what} must be a 1-D integer array, got dtype {arr.dtype} and shape {arr.shape}")
@@ -456,7 +401,7 @@ class Matrix:
         A shape whose column pointers (with the entries) need more host memory than is available
         raises :class:`spla.InsufficientMemory` before anything is allocated.
         """
-        _check_directed(directed)
+        check_directed(directed)
         device = _dev.resolve(device)
         if not sp.issparse(S):
             given = S
@@ -471,7 +416,7 @@ class Matrix:
                         f"{type(given).__name__} {given!r:.80} (read as an array of shape {S.shape})")
                 raise InvalidGraph(f"expected a 2-D matrix, got {what}; pass a SciPy sparse matrix/array or a 2-D "
                                    "NumPy array")
-            _check_value_dtype(np.float32 if S.dtype == np.float16 else S.dtype, "matrix values")
+            check_value_dtype(np.float32 if S.dtype == np.float16 else S.dtype, "matrix values")
             S = sp.csc_array(S.astype(np.float32) if S.dtype == np.float16 else S)
         nrows, ncols = S.shape
         # the CSC copy (duplicates included until they are summed), and the column pointers of the
@@ -482,7 +427,7 @@ class Matrix:
                       "a matrix stores a column pointer per column whatever its entries: renumber the rows and "
                       "columns that hold entries 0..k-1 before building it")
         S = sp.csc_array(S, copy=True)
-        _check_value_dtype(S.dtype, "matrix values")
+        check_value_dtype(S.dtype, "matrix values")
         S.sum_duplicates()
         S.sort_indices()
         S, directed, symmetric = orientation(S, directed)
@@ -515,7 +460,7 @@ class Matrix:
         host memory than is available, :class:`spla.InsufficientMemory` is raised before anything is
         allocated.  Number sparse vertex ids 0..k-1 first (``numpy.unique(..., return_inverse=True)``).
         """
-        _check_directed(directed)
+        check_directed(directed)
         check_dup(dup)
         device = _dev.resolve(device)
         src = np.asarray(_dev.to_numpy(src))
@@ -530,14 +475,14 @@ class Matrix:
         if n is None and hi >= DIM_MAX:
             raise InvalidGraph(f"vertex id {hi} is beyond the int64 indices spla stores (ids 0..{DIM_MAX - 1}); "
                                "renumber the vertices 0..n-1")
-        n = hi + 1 if n is None else _vertex_count(n, "n (the number of vertices)")
+        n = hi + 1 if n is None else vertex_count(n, "n (the number of vertices)")
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
             raise InvalidGraph(f"vertex id {bad} is outside 0..{n - 1} (n={n}); pass a larger n or fix the edge list")
         src = src.astype(np.int64, copy=False)
         dst = dst.astype(np.int64, copy=False)
         if values is not None:
-            values = _value_array(values)
+            values = value_array(values)
             if values.shape != src.shape:
                 raise InvalidGraph(f"values must have one entry per edge ({src.shape[0]}), got shape {values.shape}")
         undirected = directed is not None and not directed
@@ -610,7 +555,7 @@ class Matrix:
             for a, b, w in G.edges(data=weight, default=1):
                 arcs.append((index[a], index[b]))
                 weights.append(w)
-            values = _edge_weights(G, weight, weights) if weights else None
+            values = edge_weights(G, weight, weights) if weights else None
         ends = np.array(arcs, dtype=np.int64).reshape(-1, 2)
         # an undirected graph lists each edge once: from_edges mirrors it (a self-loop once)
         M = cls.from_edges(ends[:, 0], ends[:, 1], n=len(nodes), values=values, directed=G.is_directed(),
@@ -618,23 +563,3 @@ class Matrix:
         if M.values is not None and bool(np.all(M.values == 1)):
             M = M.pattern()
         return M.to(device)
-
-
-def _edge_weights(G, weight, weights):
-    """The edge weights as a NumPy array of bool, integer or float (a Fraction or Decimal becomes a
-    float64), or InvalidGraph naming the first edge whose weight is not a real number."""
-    try:
-        values = np.array(weights)
-    except (TypeError, ValueError, OverflowError):
-        values = np.array(weights, dtype=object)
-    if values.ndim == 1 and values.dtype.kind in "biuf" and values.dtype.itemsize <= 8:
-        return _value_array(values, "edge weights")
-    for a, b, w in G.edges(data=weight, default=1):
-        real = isinstance(w, numbers.Real) or (isinstance(w, numbers.Number) and not isinstance(w, numbers.Complex))
-        if not real or isinstance(w, str) or (isinstance(w, int) and not -2**63 <= w < 2**64):
-            raise InvalidGraph(f"edge {a!r} - {b!r} has {weight}={w!r} ({type(w).__name__}); edge weights must "
-                               "be real numbers (bool, int within 64 bits, float, Fraction, Decimal)")
-    try:  # every weight is a real number: Fractions, Decimals and mixes of huge ints become float64
-        return np.array([float(w) for w in weights], dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as e:
-        raise InvalidGraph(f"edge weights {weight!r} cannot be converted to float64 ({e})") from None
