@@ -91,6 +91,8 @@ def test_weight_runs_every_path_measure_weighted(tmp_path, spla_cmd, directed):
     assert "bc, closeness, harmonic, distance-sum run on weighted shortest paths" in res.stderr
     assert "the parallel arcs of 1 pair merged to the shortest" in res.stderr
     assert "daccer, degree are unweighted in spla and ignore them" in res.stderr
+    kernel = next(line for line in res.stderr.splitlines() if line.startswith("kernel"))
+    assert "Dijkstra" in kernel and "bc, closeness, harmonic, distance-sum on weighted shortest paths" in kernel
     # the measures that are not path measures run as without --weight
     plain = table(spla_cmd("centrality", "w.txt", "--out", "-", "--measures", "pagerank,daccer,degree",
                            *([] if directed else ["--undirected"])))

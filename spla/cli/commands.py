@@ -176,7 +176,7 @@ def _centrality(args, measures, table, hold, terminal, stack) -> int:
     say(f"directed    {directed_text(g, args)}")
     say(f"self-loops  {loops_text(g.self_loops, measures, loops)}")
     say(f"device      {A.device}")
-    say(f"kernel      {kernel_text(A, args.kernel)}")
+    say(f"kernel      {kernel_text(A, args.kernel, lengths)}")
 
     samples = args.samples
     if samples is not None and samples >= g.n:

@@ -178,10 +178,25 @@ CPU_PRODUCTS = ("NumPy/SciPy", "CPU backend: SciPy's sparse product for the arit
                                "gathers and segment reductions for the others")
 
 
-def kernel_choice(A, requested="auto") -> tuple:
+def kernel_choice(A, requested="auto", weighted=()) -> tuple:
     """(kernel, why) of the products on A's device, the one source of the report's kernel line: on a
     GPU the kernel ``requested`` with --kernel, else ``spla.choose_kernel``'s; on the CPU what its
-    backend runs (``spla.paths``' compiled searches when numba is installed)."""
+    backend runs (``spla.paths``' compiled searches when numba is installed).  ``weighted``: the
+    measures that run on weighted shortest paths (--weight), whose searches the line names too."""
+    name, why = _products(A, requested)
+    if not weighted:
+        return name, why
+    if A.device.startswith("gpu"):
+        return name, why + (f"; {', '.join(weighted)} on weighted shortest paths: delta-stepping searches of "
+                            "blocks of sources")
+    t = spla.paths.threads()
+    return (f"compiled per-source Dijkstra on {t} thread{'s' if t != 1 else ''}",
+            f"CPU backend: numba-compiled Dijkstra/Brandes per source for {', '.join(weighted)} on weighted "
+            "shortest paths; SciPy sparse products for pagerank and daccer")
+
+
+def _products(A, requested):
+    """(kernel, why) of the unweighted products and searches (see :func:`kernel_choice`)."""
     if A.device.startswith("gpu"):
         if requested != "auto":
             return requested, "requested with --kernel"
@@ -197,7 +212,7 @@ def kernel_choice(A, requested="auto") -> tuple:
     return name, why
 
 
-def kernel_text(A, requested="auto") -> str:
+def kernel_text(A, requested="auto", weighted=()) -> str:
     """The report's kernel line: ``kernel (why)`` of :func:`kernel_choice`."""
-    name, why = kernel_choice(A, requested)
+    name, why = kernel_choice(A, requested, weighted)
     return f"{name} ({why})"
