@@ -46,6 +46,20 @@ def test_scheduler_runs_the_all_sources_measures_there(graph, capsys):
 
 
 @needs_dask
+def test_scheduler_runs_the_weighted_measures_there_but_closeness(tmp_path, capsys):
+    path = tmp_path / "w.txt"
+    path.write_text("1 2 3\n2 3 1.5\n3 1 2\n3 4 1\n4 5 2.25\n5 6 1\n6 4 4\n1 2 1\n")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as lc:
+        rc, out, err = _run(capsys, path, "--weight", "--scheduler", lc.scheduler_address, "--out", "-")
+    assert rc == 0, err
+    assert "workers: 2 x cpu; runs bc, harmonic, distance-sum" in err
+    rc, plain, err = _run(capsys, path, "--weight", "--out", "-")
+    assert rc == 0, err
+    for got, want in zip(out.splitlines()[1:], plain.splitlines()[1:]):
+        assert [float(x) for x in got.split(",")] == pytest.approx([float(x) for x in want.split(",")], rel=1e-12)
+
+
+@needs_dask
 def test_a_scheduler_without_workers_exits_2_naming_the_fix(graph, capsys):
     with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as lc:
         rc, out, err = _run(capsys, graph, "--scheduler", lc.scheduler_address, "--measures", "closeness")

@@ -184,10 +184,13 @@ def _centrality(args, measures, table, hold, terminal, stack) -> int:
         samples = None
     say.release()  # the input is good: from here on, report as we go
     client, cluster_text = stack.enter_context(cluster_client(args))
-    users = []  # the measures that run on the cluster: the unweighted all-sources ones
+    users = []  # the measures that run on the cluster: the all-sources ones
     if client is not None:
+        # weighted closeness is one Dijkstra per vertex along the reversed arcs (networkx's float
+        # sums), not a sum over sources: it runs in this process
+        local = {"closeness"} if "closeness" in lengths else set()
         users = [k for k in measures
-                 if k not in lengths and "client" in inspect.signature(MEASURES[k].function).parameters]
+                 if k not in local and "client" in inspect.signature(MEASURES[k].function).parameters]
         say(f"cluster     {describe_cluster(client, cluster_text, users)}")
 
     opts = copy.copy(args)  # the options as the measures take them: --samples as used
