@@ -12,10 +12,11 @@ Hypothesis profiles (choose with ``HYPOTHESIS_PROFILE=<name>``):
 leg carries the ``gpu`` marker (``pytest -m gpu`` runs only those) and is skipped when CuPy
 sees no GPU.  Any test marked ``gpu`` is skipped without a GPU.
 
-``exhaustive`` marker: tests that compile every kernel instantiation (the default run compiles a
-representative set) run only when the ``-m`` expression names the marker (``pytest -m
-exhaustive``, or ``-m "gpu or exhaustive"``); otherwise they are skipped, saying so.  The device
-round (tools/device_round.sh, tools/gpu_tests_split.py) runs them.
+Opt-in markers (:data:`OPT_IN_MARKERS`): ``exhaustive`` (tests that compile every kernel instantiation;
+the default run compiles a representative set) and ``slow`` (long runs: whole real graphs against
+networkx, the full grid of networkx's own suites) run only when the ``-m`` expression names the
+marker (``pytest -m exhaustive``, ``-m slow``, or ``-m "gpu or (gpu and slow)"``); otherwise they are
+skipped, saying so.  The device round (tools/device_round.sh, tools/gpu_tests_split.py) runs them.
 """
 
 import os
@@ -26,6 +27,9 @@ from hypothesis import HealthCheck, settings
 
 import spla
 from spla.testing import device_params
+
+#: markers whose tests run only when the -m expression names them
+OPT_IN_MARKERS = ("exhaustive", "slow")
 
 # the device fixture is a plain string, safe to share between a test's examples
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
@@ -55,11 +59,13 @@ def device(request):
 
 
 def pytest_collection_modifyitems(config, items):
-    if "exhaustive" not in (config.getoption("markexpr") or ""):
-        skip_exhaustive = pytest.mark.skip(reason="exhaustive: run with pytest -m exhaustive")
-        for item in items:
-            if item.get_closest_marker("exhaustive") is not None:
-                item.add_marker(skip_exhaustive)
+    markexpr = config.getoption("markexpr") or ""
+    for opt_in in OPT_IN_MARKERS:
+        if opt_in not in markexpr:
+            skip_opt_in = pytest.mark.skip(reason=f"{opt_in}: run with pytest -m {opt_in}")
+            for item in items:
+                if item.get_closest_marker(opt_in) is not None:
+                    item.add_marker(skip_opt_in)
     if spla.gpu_available():
         return
     skip = pytest.mark.skip(reason="no GPU: CuPy is not installed or sees no CUDA device")

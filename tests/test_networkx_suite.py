@@ -71,8 +71,6 @@ def test_networkx_suite_passes_against_spla(tmp_path, device):
 
 
 @pytest.mark.slow
-def test_networkx_suite_passes_against_spla_in_full(tmp_path, device, request):
-    """Every case of every suite (run with ``-m slow``)."""
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("the full grid of networkx's random-graph cases runs with -m slow")
+def test_networkx_suite_passes_against_spla_in_full(tmp_path, device):
+    """Every case of every suite (opt-in: ``-m slow``, tests/conftest.py)."""
     check_suite(*run_networkx_suite(tmp_path, device, thin=False))

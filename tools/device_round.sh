@@ -9,7 +9,7 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; python3 -c "import cupy, numpy, scipy; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'scipy', scipy.__version__)"; } 2>&1 | tee "$OUT/env.txt"
 if [ -n "${1:-}" ]; then
-  timeout "${TEST_TIMEOUT:-300}" python3 -m pytest -m gpu -q -p no:cacheprovider -x $1 2>&1 | tail -n 60 > "$OUT/gpu_tests.log"
+  timeout "${TEST_TIMEOUT:-300}" python3 -m pytest -m "gpu or (gpu and slow)" -q -p no:cacheprovider -x $1 2>&1 | tail -n 60 > "$OUT/gpu_tests.log"
   echo "pytest rc=${PIPESTATUS[0]}" >> "$OUT/gpu_tests.log"
   tail -n 25 "$OUT/gpu_tests.log"
   if [ "${EXHAUSTIVE:-1}" != 0 ]; then

@@ -12,7 +12,8 @@ Paths (test files or ids) choose what is collected; options (attach their values
 
 Beside the GPU processes, one more runs ``pytest -m exhaustive`` (every kernel instantiation through
 nvcc; it needs no GPU and sees none), at a lower CPU priority, its log DIR/gpu_tests_exhaustive.log;
-``--no-exhaustive`` leaves it out.
+``--no-exhaustive`` leaves it out.  The GPU tests marked ``slow`` (opt-in, see tests/conftest.py) run
+too; ``--no-slow`` leaves them out.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ def _gpu_count() -> int:
     return device.cupy_module().cuda.runtime.getDeviceCount() if spla.gpu_available() else 0
 
 
-def _collect(extra: list[str]) -> tuple[list[str], list[str]]:
-    """(the two-GPU test ids, the other test ids) that ``pytest -m gpu extra`` selects."""
-    res = subprocess.run([sys.executable, "-m", "pytest", "-m", "gpu", "--collect-only", "-q",
+def _collect(extra: list[str], marks: str) -> tuple[list[str], list[str]]:
+    """(the two-GPU test ids, the other test ids) that ``pytest -m MARKS extra`` selects."""
+    res = subprocess.run([sys.executable, "-m", "pytest", "-m", marks, "--collect-only", "-q",
                           "-p", "no:cacheprovider", *extra],
                          capture_output=True, text=True, check=False)
     ids = [line for line in res.stdout.splitlines() if "::" in line]
@@ -52,16 +53,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.environ.get("OUT", "."), help="folder of the logs (default $OUT)")
     ap.add_argument("--no-exhaustive", dest="exhaustive", action="store_false",
                     help="leave out the exhaustive kernel compile (pytest -m exhaustive)")
+    ap.add_argument("--no-slow", dest="slow", action="store_false",
+                    help="leave out the GPU tests marked slow (whole real graphs, the full networkx grid)")
     args, extra = ap.parse_known_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     count = _gpu_count()
     options = [a for a in extra if a.startswith("-")]  # paths only choose what _collect selects
-    base = [sys.executable, "-m", "pytest", "-m", "gpu", "-q", "-rs", "-p", "no:cacheprovider", *options]
+    # "gpu or (gpu and slow)" selects what "gpu" does, and names the opt-in marker slow (tests/conftest.py)
+    marks = "gpu or (gpu and slow)" if args.slow else "gpu"
+    base = [sys.executable, "-m", "pytest", "-m", marks, "-q", "-rs", "-p", "no:cacheprovider", *options]
     # a process per GPU sees that GPU alone: the i-th of the GPUs this process may use
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", ",".join(map(str, range(count)))).split(",")
     t0 = time.perf_counter()
-    multi, ids = _collect(extra)
+    multi, ids = _collect(extra, marks)
     lanes = max(count, 1)
     rounds = [[("multi", base + multi, None)] if count >= 2 and multi else [],  # the two-GPU tests first, alone
               [(str(i), base + ids[i::lanes], visible[i] if count >= 2 else None)
