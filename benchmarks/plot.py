@@ -10,8 +10,8 @@ For each device it draws, with matplotlib (Agg):
   kernel's, against the scale-free metric (the selection rule's calibration);
 - ``docs/img/bench-memory-<device>.png``: peak device memory against n + m;
 
-and for each run of ``benchmarks.scaling`` (``benchmarks/results_scaling/<device>-x<G>.json``)
-``docs/img/bench-scaling-<device>-x<G>.png``: speedup against Dask workers.
+and for each run of ``benchmarks.scaling`` (``benchmarks/results_scaling/<device>-x<G>-<graph>.json``)
+``docs/img/bench-scaling-<device>-x<G>-<graph>.png``: speedup against Dask workers.
 
 ``python -m benchmarks.docs`` writes the page that shows them.
 """

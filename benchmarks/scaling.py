@@ -14,9 +14,9 @@ scale), on one host of G GPUs:
 Each configuration gets one untimed warm-up call on ``--warm-sources`` sampled sources (kernels
 compiled and loaded on every worker) and ``--repeat`` timed calls (the median is reported).  Each
 Dask answer is checked against the plain one (max relative difference; the claim is <= 1e-12).
-Speedup = plain median wall time / Dask median wall time.  Results: one JSON per run and host size,
-``benchmarks/results_scaling/<device-slug>-x<G>.json`` (``<out>/scaling/`` with ``--out``), and the
-table on stdout; ``python -m benchmarks.plot`` draws ``docs/img/bench-scaling-<device>-x<G>.png`` from
+Speedup = plain median wall time / Dask median wall time.  Results: one JSON per host size and graph,
+``benchmarks/results_scaling/<device-slug>-x<G>-<graph>.json`` (``<out>/scaling/`` with ``--out``), and the
+table on stdout; ``python -m benchmarks.plot`` draws ``docs/img/bench-scaling-<device>-x<G>-<graph>.png`` from
 them and ``python -m benchmarks.docs`` puts both on the benchmarks page, with the targets of issue #36
 (:data:`TARGETS`).
 
@@ -151,7 +151,9 @@ def run(opts) -> dict:
     result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "device": info,
               "gpus": count if gpu else 0, "graph": ginfo, "argv": sys.argv[1:], "records": []}
     folder = Path(opts.out) / "scaling" if opts.out else RESULTS_DIR
-    out = folder / f"{info['slug']}-x{count if gpu else 0}.json"
+    # one file per machine and graph: the measures of one graph run together, and another graph
+    # (closeness needs a larger one than betweenness for the same time) keeps its own runs
+    out = folder / f"{info['slug']}-x{count if gpu else 0}-{opts.graph}.json"
     log(f"{info['name']} x{count}; graph {ginfo['label']}: {ginfo['n']:,} vertices, {ginfo['arcs']:,} arcs; "
         f"workers {workers}; writing {out}")
 
