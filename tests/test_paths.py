@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import spla
 from spla.algorithms import betweenness_centrality, betweenness_path, edge_betweenness_centrality
-from spla.backends import cpu_paths
+from spla.backends import cpu_loops, cpu_paths
 from spla.testing import graphs
 
 needs_numba = pytest.mark.skipif(not spla.paths.available("cpu")[0], reason="numba is not installed")
@@ -190,8 +190,7 @@ def test_without_numba_the_numpy_paths_run(monkeypatch, caplog):
     runs the NumPy block paths with one logged note, and the answers stay networkx's."""
     from spla.algorithms import betweenness as bmod
 
-    monkeypatch.setattr(cpu_paths, "_kernel", None)
-    monkeypatch.setattr(cpu_paths, "_why_not", "numba is not importable (test); pip install numba")
+    monkeypatch.setattr(cpu_loops, "load", lambda name: (None, "numba is not importable (test); pip install numba"))
     monkeypatch.setattr(bmod, "_noted_no_queue", [])
     G = nx.gnp_random_graph(40, 0.1, seed=3)
     A = spla.Matrix.from_networkx(G, device="cpu")

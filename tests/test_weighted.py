@@ -519,7 +519,7 @@ def test_usa_road_ny_sampled_sources_against_networkx(device):
 def test_without_numba_scipy_gives_the_same_distances(g):
     """numba missing: the weighted distances come from SciPy's Dijkstra, the same floats; the dependencies
     and σ raise KernelUnavailable naming the fix."""
-    from spla.backends import cpu_paths, cpu_sssp
+    from spla.backends import cpu_loops
 
     n, arcs, directed = g
     A, G = build(n, arcs, directed)
@@ -529,9 +529,7 @@ def test_without_numba_scipy_gives_the_same_distances(g):
     closeness = closeness_centrality(A, distance=True)
     harmonic = harmonic_centrality(A, distance=True)
     with pytest.MonkeyPatch.context() as mp:
-        for mod in (cpu_paths, cpu_sssp):
-            mp.setattr(mod, "_kernel", None)
-            mp.setattr(mod, "_why_not", "numba is not importable (test); pip install numba")
+        mp.setattr(cpu_loops, "load", lambda name: (None, "numba is not importable (test); pip install numba"))
         assert np.array_equal(spla.paths.shortest_paths(A, src), want)
         for d, (dist, reach, harm) in sums.items():
             got = spla.paths.distance_sums(A, src, direction=d, weighted=True)
@@ -544,3 +542,37 @@ def test_without_numba_scipy_gives_the_same_distances(g):
             spla.paths.dependencies(A, src, weighted=True)
         with pytest.raises(spla.KernelUnavailable, match="pip install numba"):
             spla.paths.shortest_paths(A, src, counts=True)
+
+
+def test_hop_and_weighted_searches_from_two_threads():
+    """The compiled BFS and Dijkstra loops share one lock: numba's workqueue layer aborts the process
+    when two threads launch parallel loops at once."""
+    import threading
+
+    if not (spla.paths.available("cpu")[0] and spla.paths.available("cpu", weighted=True)[0]):
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(5)
+    n = 1000
+    src, dst = rng.integers(0, n, 6000), rng.integers(0, n, 6000)
+    A = spla.Matrix.from_edges(src, dst, n=n, values=rng.integers(1, 9, 6000).astype(np.float64), directed=True,
+                               device="cpu", dup="min")
+    S = np.arange(n)   # 1,000 sources x ~6,000 arcs: past paths_parallel_min_arcs, so the parallel loops run
+    assert len(S) * A.nnz >= spla.tuning.current().paths_parallel_min_arcs
+    want = {False: spla.paths.dependencies(A, S), True: spla.paths.dependencies(A, S, weighted=True)}
+    got, errors = [], []
+
+    def run(weighted):
+        try:
+            for _ in range(3):
+                got.append((weighted, spla.paths.dependencies(A, S, weighted=weighted)))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(w,)) for w in (False, True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(got) == 6
+    for weighted, x in got:
+        assert np.array_equal(x, want[weighted])

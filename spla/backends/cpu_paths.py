@@ -37,52 +37,35 @@ accumulator of n (vertices) or nnz (arcs) float64.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from .. import tuning
 from ..matrix import declare_cache
+from . import cpu_loops
 
 __all__ = ["available", "dependencies", "threads"]
 
 
 ARC_ORDER_KEY = declare_cache("arc_order", "the position of each arc among the out-arcs (CSR order of A)")
 
-_kernel = None
-_why_not = None
-# numba's "workqueue" threading layer aborts the process when two threads launch parallel loops at
-# once; calls are serialised here (each call uses every core already)
-_lock = threading.Lock()
+_LOOPS = "cpu_paths_kernels"
 
 
 def _compile():
-    """The compiled kernel (built on first use: importing numba is not free), or None with the reason."""
-    global _kernel, _why_not
-    if _kernel is not None or _why_not is not None:
-        return _kernel
-    try:
-        from . import cpu_paths_kernels
-    except Exception as exc:  # noqa: BLE001 - any failure to import numba means "not available"
-        _why_not = f"numba is not importable ({type(exc).__name__}: {exc}); pip install numba"
-        return None
-    _kernel = cpu_paths_kernels
-    return _kernel
+    """The compiled loops (imported on first use), or None without numba."""
+    return cpu_loops.load(_LOOPS)[0]
 
 
 def available() -> tuple[bool, str]:
     """(whether the compiled per-source kernel can run here, why not when it cannot)."""
-    return (_compile() is not None), (_why_not or "")
+    kernels, why = cpu_loops.load(_LOOPS)
+    return kernels is not None, why
 
 
 def threads() -> int:
     """The worker threads the kernel runs on: numba's thread count (``NUMBA_NUM_THREADS``, default the
     machine's cores), or 1 when numba is not importable."""
-    if _compile() is None:
-        return 1
-    import numba
-
-    return int(numba.get_num_threads())
+    return cpu_loops.threads(_LOOPS)
 
 
 def _arc_order(A):
@@ -116,7 +99,7 @@ def dependencies(A, sources, *, edges, endpoints, workers):
     indeg = A.in_degree()
     growth = float(max(1, int(indeg.max()) if indeg.size else 1))
     run = kernels.run_here if workers == 1 else kernels.run
-    with _lock:
+    with cpu_loops.LOCK:
         run(T.colptr, T.rowidx, A.colptr, A.rowidx, order.astype(idx, copy=False),
             np.ascontiguousarray(sources, dtype=np.int64), growth, float(tuning.current().paths_pull_scan), bool(edges), bool(endpoints),
             ws, sigma, coef, pushed, dag, acc)
@@ -140,7 +123,7 @@ def distance_sums(A, sources, *, outgoing, workers):
     reach = np.zeros((workers, n), dtype=np.int64)
     harm = np.zeros((workers, n), dtype=np.float64)
     run = kernels.run_distances_here if workers == 1 else kernels.run_distances
-    with _lock:
+    with cpu_loops.LOCK:
         run(T.colptr, T.rowidx, A.colptr, A.rowidx, np.ascontiguousarray(sources, dtype=np.int64),
             float(tuning.current().paths_pull_scan), bool(outgoing), ws, dist, reach, harm)
     return dist.sum(axis=0), reach.sum(axis=0), harm.sum(axis=0)

@@ -45,52 +45,35 @@ each path in path order too, so its distances are the same floats; the dependenc
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from .. import tuning
 from ..matrix import declare_cache
 from ..weights import check_lengths
+from . import cpu_loops
 
 __all__ = ["available", "threads", "weighted_dependencies", "weighted_distance_sums", "shortest_paths",
            "scipy_distance_sums", "scipy_shortest_paths"]
 
 LENGTHS_KEY = declare_cache("sssp_lengths", "the arc lengths as float64 in A's CSC order and in A.T's (out-arcs)")
 
-_kernel = None
-_why_not = None
-# numba's "workqueue" threading layer aborts the process when two threads launch parallel loops at
-# once; calls are serialised here (each call uses every core already)
-_lock = threading.Lock()
+_LOOPS = "cpu_sssp_kernels"
 
 
 def _compile():
-    """The compiled kernels (imported on first use: importing numba is not free), or None."""
-    global _kernel, _why_not
-    if _kernel is not None or _why_not is not None:
-        return _kernel
-    try:
-        from . import cpu_sssp_kernels
-    except Exception as exc:  # noqa: BLE001 - any failure to import numba means "not available"
-        _why_not = f"numba is not importable ({type(exc).__name__}: {exc}); pip install numba"
-        return None
-    _kernel = cpu_sssp_kernels
-    return _kernel
+    """The compiled loops (imported on first use), or None without numba."""
+    return cpu_loops.load(_LOOPS)[0]
 
 
 def available() -> tuple[bool, str]:
     """(whether the compiled Dijkstra can run here, why not when it cannot)."""
-    return (_compile() is not None), (_why_not or "")
+    kernels, why = cpu_loops.load(_LOOPS)
+    return kernels is not None, why
 
 
 def threads() -> int:
     """numba's thread count, or 1 when numba is not importable."""
-    if _compile() is None:
-        return 1
-    import numba
-
-    return int(numba.get_num_threads())
+    return cpu_loops.threads(_LOOPS)
 
 
 def _lengths(A):
@@ -133,7 +116,7 @@ def weighted_dependencies(A, sources, *, edges, endpoints, workers):
     kernels, workers, arcs, ws, fs, ex, dag = _setup(A, sources, workers, True)
     acc = np.zeros((workers, A.nnz if edges else A.shape[0]), dtype=np.float64)
     run = kernels.run_dependencies_here if workers == 1 else kernels.run_dependencies
-    with _lock:
+    with cpu_loops.LOCK:
         run(*arcs, bool(edges), bool(endpoints), ws, fs, ex, dag, acc)
     return acc.sum(axis=0) if workers > 1 else acc[0]
 
@@ -148,7 +131,7 @@ def weighted_distance_sums(A, sources, *, outgoing, workers):
     reach = np.zeros((workers, n), dtype=np.int64)
     harm = np.zeros((workers, n), dtype=np.float64)
     run = kernels.run_distances_here if workers == 1 else kernels.run_distances
-    with _lock:
+    with cpu_loops.LOCK:
         run(*arcs, bool(outgoing), ws, fs, ex, dag, dist, reach, harm)
     return dist.sum(axis=0), reach.sum(axis=0), harm.sum(axis=0)
 
@@ -161,7 +144,7 @@ def shortest_paths(A, sources, *, counts, workers):
     dist = np.full((k, n), np.inf, dtype=np.float64)
     sigma = np.zeros((k, n) if counts else (0, 0), dtype=np.float64)
     run = kernels.run_paths_here if workers == 1 else kernels.run_paths
-    with _lock:
+    with cpu_loops.LOCK:
         run(*arcs, bool(counts), ws, fs, ex, dag, dist, sigma)
     return dist, (sigma if counts else None)
 
