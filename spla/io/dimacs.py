@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graphdata import GraphData, GraphFormatError, empty_graph, require_memory, self_loop_count, too_large
+from .graphdata import GraphData, GraphFormatError, empty_graph, numbered_labels, self_loop_count
 from .tokens import Tokens, snippet
 
 _USAGE = "'c <comment>', 'p sp <n> <m>' or 'a <u> <v> <length>'"
@@ -70,11 +70,7 @@ def read_dimacs(raw: bytes, path, directed) -> GraphData:
     what = (f"{tok.where(pline)}: the problem line declares {n:,} vertices and {m:,} "
             f"{'arc' if m == 1 else 'arcs'}; reading them")
     remedy = "is the problem line right? ('p sp <vertices> <arcs>')"
-    require_memory(need, what, remedy)
-    try:
-        labels = np.arange(1, n + 1, dtype=np.int64)
-    except (MemoryError, ValueError):
-        raise too_large(need, what, remedy) from None
+    labels = numbered_labels(n, need, what, remedy)
     if directed is None:
         is_directed, reason = True, "DIMACS shortest-path arcs are directed"
     else:

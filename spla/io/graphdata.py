@@ -42,6 +42,16 @@ def too_large(nbytes: int, what: str, remedy: str) -> GraphTooLarge:
     return memory.insufficient(nbytes, "cpu", what=what, remedy=remedy, error=GraphTooLarge)
 
 
+def numbered_labels(n: int, nbytes: int, what: str, remedy: str) -> np.ndarray:
+    """The labels 1..n (int64) of a file that numbers its n vertices, after refusing (GraphTooLarge) a
+    header whose sizes make its reader allocate ``nbytes`` of host memory, more than is available."""
+    require_memory(nbytes, what, remedy)
+    try:
+        return np.arange(1, n + 1, dtype=np.int64)
+    except (MemoryError, ValueError):
+        raise too_large(nbytes, what, remedy) from None
+
+
 _FORMAT_TITLE = {"mtx": "Matrix Market", "edgelist": "edge list", "metis": "METIS", "dimacs": "DIMACS shortest-path",
                  "gml": "GML"}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graphdata import GraphData, GraphFormatError, empty_graph, require_memory, self_loop_count, too_large
+from .graphdata import GraphData, GraphFormatError, empty_graph, numbered_labels, self_loop_count
 from .tokens import Tokens, snippet
 
 
@@ -73,11 +73,7 @@ def read_mtx(raw: bytes, path, directed) -> GraphData:
             f"{'entry' if nnz == 1 else 'entries'}; reading them")
     remedy = ("is the size line right? (a graph whose vertex ids are sparse is better written as an edge list, "
               "whose ids spla compacts to 0..k-1)")
-    require_memory(need, what, remedy)
-    try:
-        labels = np.arange(1, n + 1, dtype=np.int64)
-    except (MemoryError, ValueError):
-        raise too_large(need, what, remedy) from None
+    labels = numbered_labels(n, need, what, remedy)
     if directed is None:
         is_directed = sym == "general"
         reason = f"Matrix Market '{sym}'"
