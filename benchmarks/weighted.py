@@ -78,9 +78,10 @@ def run(b: Bench) -> None:
                    else np.arange(n)).astype(np.int64)
         gf = {"graph": name, "n": n, "arcs": m, "k": k, "sampled": k < n}
         _sssp(b, alg, A, S, sources, gf)
-        _bc(b, alg, A, S, k, gf)
+        peer = _networkit(S, n) if b.opts.peers else None   # (graph, why not): built once, used by both
+        _bc(b, alg, A, peer, k, gf)
         if k == n:
-            _closeness(b, alg, A, S, gf)
+            _closeness(b, alg, A, peer, gf)
 
 
 def _sssp(b, alg, A, S, sources, gf) -> None:
@@ -111,7 +112,7 @@ def _sssp(b, alg, A, S, sources, gf) -> None:
 
 
 def _networkit(S, n):
-    """NetworKit's weighted directed graph of the arcs of S, or why it cannot be built."""
+    """(NetworKit's weighted directed graph of the arcs of S, None), or (None, why it cannot be built)."""
     try:
         import networkit as nk  # type: ignore
     except Exception as e:  # noqa: BLE001 - any import failure means the peer is missing
@@ -122,7 +123,25 @@ def _networkit(S, n):
     return g, None
 
 
-def _bc(b, alg, A, S, k, gf) -> None:
+def _measure_networkit(b, fields, peer, algorithm, check) -> None:
+    """Time NetworKit's ``algorithm(nk, g)`` (its scores) on all host threads, or skip saying why not."""
+    g, why = peer
+    fields = {**fields, "system": "networkit"}
+    if g is None:
+        b.skip(NAME, fields, why)
+        return
+    import networkit as nk  # type: ignore
+
+    def theirs():
+        algo = algorithm(nk, g)
+        algo.run()
+        return np.asarray(algo.scores())
+
+    b.measure(NAME, {**fields, "threads": int(nk.getMaxNumberOfThreads())}, theirs, check=check, on="cpu",
+              once=True)
+
+
+def _bc(b, alg, A, peer, k, gf) -> None:
     n = gf["n"]
     sampled = k < n
     fields = {**gf, "measure": "bc"}
@@ -140,22 +159,12 @@ def _bc(b, alg, A, S, k, gf) -> None:
         return ok, "finite, non-negative" + ("" if sampled else " (compared with NetworKit's below)")
 
     b.measure(NAME, {**fields, "system": "spla"}, ours, check=check_ours)
-    if not b.opts.peers:
+    if peer is None:
         return
-    g, why = _networkit(S, n)
-    peer = {**fields, "system": "networkit"}
-    if g is None:
-        b.skip(NAME, peer, why)
-        return
-    import networkit as nk  # type: ignore
 
-    peer["threads"] = int(nk.getMaxNumberOfThreads())
-
-    def theirs():
-        algo = (nk.centrality.EstimateBetweenness(g, k, False, True) if sampled
+    def theirs(nk, g):
+        return (nk.centrality.EstimateBetweenness(g, k, False, True) if sampled
                 else nk.centrality.Betweenness(g, normalized=False))
-        algo.run()
-        return np.asarray(algo.scores())
 
     def check_theirs(got):
         if sampled:
@@ -164,10 +173,10 @@ def _bc(b, alg, A, S, k, gf) -> None:
             return False, "no spla result to compare with"
         return allclose_report(np.asarray(got, float), memo["bc"], rtol=1e-9, atol=1e-9)
 
-    b.measure(NAME, peer, theirs, check=check_theirs, on="cpu", once=True)
+    _measure_networkit(b, fields, peer, theirs, check_theirs)
 
 
-def _closeness(b, alg, A, S, gf) -> None:
+def _closeness(b, alg, A, peer, gf) -> None:
     n = gf["n"]
     fields = {**gf, "measure": "closeness"}
     memo = {}
@@ -179,27 +188,17 @@ def _closeness(b, alg, A, S, gf) -> None:
 
     b.measure(NAME, {**fields, "system": "spla"}, lambda: alg.closeness_centrality(A, distance=True),
               check=check_ours)
-    if not b.opts.peers:
+    if peer is None:
         return
-    g, why = _networkit(S, n)
-    peer = {**fields, "system": "networkit"}
-    if g is None:
-        b.skip(NAME, peer, why)
-        return
-    import networkit as nk  # type: ignore
 
-    peer["threads"] = int(nk.getMaxNumberOfThreads())
-
-    def theirs():
+    def theirs(nk, g):
         # NetworKit measures distances from a vertex along its out-arcs; networkx's (and spla's)
         # closeness of a directed graph uses the incoming ones: the transpose
-        algo = nk.centrality.Closeness(nk.graphtools.transpose(g), True, nk.centrality.ClosenessVariant.Generalized)
-        algo.run()
-        return np.asarray(algo.scores())
+        return nk.centrality.Closeness(nk.graphtools.transpose(g), True, nk.centrality.ClosenessVariant.Generalized)
 
-    b.measure(NAME, peer, theirs, on="cpu", once=True,
-              check=lambda got: allclose_report(np.asarray(got, float), memo.get("c", np.zeros(0)), rtol=1e-9,
-                                                atol=1e-12))
+    _measure_networkit(b, fields, peer, theirs,
+                       lambda got: allclose_report(np.asarray(got, float), memo.get("c", np.zeros(0)), rtol=1e-9,
+                                                   atol=1e-12))
 
 
 # ----------------------------------------------------------------------------------------- report
