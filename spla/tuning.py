@@ -198,12 +198,12 @@ class Tuning:
                                           "lanes per frontier entry; None: from the mean out-degree")
 
     # ---- weighted shortest paths on the GPU (spla.backends.gpu.sssp)
-    sssp_delta: float | None = _tunable(32.0, _either(_one_of(None), _positive),
+    sssp_delta: float | None = _tunable(16.0, _either(_one_of(None), _positive),
                                         "bucket width of the GPU's weighted distance search (delta-stepping), in "
                                         "mean arc lengths; None: Bellman-Ford with an active-vertex frontier")
     sssp_max_batch: int = _tunable(4096, _positive_int, "most sources in a block of the GPU's weighted searches")
     sssp_rounds_per_read: int = _tunable(8, _positive_int,
-                                         "rounds of the GPU's weighted searches launched per read of their list lengths")
+                                         "rounds of the GPU's weighted searches recorded as one CUDA graph")
 
     # ---- kernel choice (the scale-free metric and its exceptions)
     vector_scf: float = _tunable(1000.0, _non_negative, "scale-free metric from which one-vector products use veCSC")

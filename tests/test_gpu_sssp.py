@@ -270,13 +270,55 @@ def _entry(q, k):
     return int(q) // k, int(q) % k
 
 
+def _buffer(bufs, sel, shift):
+    return bufs[(int(sel) >> shift) & 3]
+
+
+def _next_round(c, nlist):
+    """spla_sssp_next_round: the appended list becomes the list, or the phase is done."""
+    c[sssp.ROUNDS] += 1 if nlist else 0
+    c[sssp.LISTED] += nlist
+    sel, nout = int(c[sssp.SEL]), int(c[sssp.OUT])
+    c[sssp.IN], c[sssp.OUT] = nout, 0
+    c[sssp.T] += 1
+    if nout:
+        c[sssp.SEL] = ((sel >> 2) & 3) | ((sel & 3) << 2) | (sel & ~15)
+    else:
+        c[sssp.DONE] = 1
+
+
+def _relax_next(c, nlist):
+    """spla_sssp_relax_next: the next list, or the next bucket's (the far list), or done."""
+    nfar = int(c[sssp.FAR])
+    if c[sssp.OUT] or not nfar:
+        _next_round(c, nlist)
+        return
+    c[sssp.ROUNDS] += 1 if nlist else 0
+    c[sssp.LISTED] += nlist
+    far_min, bound, width = (float(np.array(c[i], dtype=np.uint64).view(np.float64))
+                             for i in (sssp.FAR_MIN, sssp.BOUND, sssp.WIDTH))
+    c[sssp.BOUND] = _bits(max(max(bound, far_min) + width, float(np.nextafter(far_min, np.inf))))
+    sel = int(c[sssp.SEL])
+    c[sssp.SEL] = ((sel >> 4) & 3) | (((sel >> 2) & 3) << 2) | ((sel & 3) << 4)
+    c[sssp.IN], c[sssp.FAR], c[sssp.FAR_MIN] = nfar, 0, _bits(np.inf)
+    c[sssp.FAR_TAG] += 1
+    c[sssp.T] += 1
+
+
 def _relax(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, lst, nlist, k, _G, dist, bound, nxt, ncount, _cap, mark, tag, far, fcount, fmark, ftag, \
-            fmin = a
+        ocp, ori, olen, b0, b1, b2, k, _G, dist, mark, fmark, _cap, c = a
+        if c[sssp.DONE]:
+            return
         k, d, mk, fm = int(k), dist.reshape(-1), mark.reshape(-1), fmark.reshape(-1)
+        bufs, sel = (b0, b1, b2), c[sssp.SEL]
+        lst, nxt, far = _buffer(bufs, sel, 0), _buffer(bufs, sel, 2), _buffer(bufs, sel, 4)
+        nlist = int(c[sssp.IN])
+        bound = float(np.array(c[sssp.BOUND], dtype=np.uint64).view(np.float64))
+        tag, ftag = int(c[sssp.T]), int(c[sssp.FAR_TAG])
+        ncount, fcount, fmin = (c[i:i + 1] for i in (sssp.OUT, sssp.FAR, sssp.FAR_MIN))
         assert int(ncount[0]) == 0
-        for i in _order(nlist[0]):
+        for i in _order(nlist):
             q = int(lst[i])
             v, s = _entry(q, k)
             dv = float(d[q])
@@ -286,23 +328,29 @@ def _relax(unit):
                 continue
             for p in range(int(ocp[v]), int(ocp[v + 1])):
                 r = int(ori[p]) * k + s
-                c = dv + _length(unit, olen, p)
-                if c < d[r]:
-                    d[r] = c
-                    if c < bound:
+                cand = dv + _length(unit, olen, p)
+                if cand < d[r]:
+                    d[r] = cand
+                    if cand < bound:
                         _list(r, mk, tag, nxt, ncount)
                     else:
                         _list(r, fm, ftag, far, fcount)
-                        fmin[0] = min(int(fmin[0]), _bits(c))
+                        fmin[0] = min(int(fmin[0]), _bits(cand))
+        _relax_next(c, nlist)
     return run
 
 
 def _hops(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, lst, nlist, k, _G, dist, hops, t, nxt, ncount, _cap = a
+        ocp, ori, olen, b0, b1, k, _G, dist, hops, _cap, c = a
+        if c[sssp.DONE]:
+            return
         k, d, h = int(k), dist.reshape(-1), hops.reshape(-1)
+        bufs, sel = (b0, b1, b1), c[sssp.SEL]
+        lst, nxt, ncount = _buffer(bufs, sel, 0), _buffer(bufs, sel, 2), c[sssp.OUT:sssp.OUT + 1]
+        nlist, t = int(c[sssp.IN]), int(c[sssp.T])
         assert int(ncount[0]) == 0
-        for i in _order(nlist[0]):
+        for i in _order(nlist):
             q = int(lst[i])
             v, s = _entry(q, k)
             assert h[q] == t
@@ -312,6 +360,7 @@ def _hops(unit):
                 if w != v and h[r] == -1 and d[q] + _length(unit, olen, p) == d[r]:
                     h[r] = t + 1
                     _append(r, nxt, ncount)
+        _next_round(c, nlist)
     return run
 
 
@@ -352,8 +401,8 @@ def _dag_count(unit):
 
 def _sigma(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, queue, cap, start, levels, top, t, k, _G, dist, hops, count, sigma = a
-        k, t = int(k), int(t)
+        ocp, ori, olen, queue, cap, start, levels, top, k, _G, dist, hops, count, sigma, ctl = a
+        k, t = int(k), int(ctl[sssp.T])
         d, h, c, sg = (x.reshape(-1) for x in (dist, hops, count, sigma))
         lo, nlist = int(start[t]), int(levels[t])
         start[t + 1] = lo + nlist
@@ -372,13 +421,16 @@ def _sigma(unit):
                     if c[r] == 0:
                         assert lo + nlist + int(ncount[0]) < int(cap)
                         _append(r, nxt, ncount)
+        ctl[sssp.T] += 1
     return run
 
 
 def _delta(unit):
     def run(_grid, _block, a):
-        ocp, ori, olen, queue, start, levels, t, k, _G, dist, hops, sigma, scale, delta = a
-        k, t = int(k), int(t)
+        ocp, ori, olen, queue, start, levels, k, _G, dist, hops, sigma, scale, delta, c = a
+        k, t = int(k), int(np.array(c[sssp.T], dtype=np.uint64).view(np.int64))
+        if t < 0:
+            return
         d, h, sg, dl = (x.reshape(-1) for x in (dist, hops, sigma, delta))
         e = _scale_of(scale)
         lst = queue[int(start[t]):]
@@ -392,6 +444,7 @@ def _delta(unit):
                 if w != v and d[q] + _length(unit, olen, p) == d[r] and _dag(d[q], d[r], h[q], h[r]):
                     acc += math.ldexp((1.0 + dl[r]) / sg[r], int(e[q] - e[r]))
             dl[q] = sg[q] * acc
+        c[sssp.T] = np.int64(t - 1).view(np.uint64)
     return run
 
 
@@ -556,6 +609,10 @@ def test_bucket_width_and_lanes():
         assert sssp.bucket_width(3.0) == 6.0
         assert sssp.bucket_width(0.0) == math.inf
     assert [sssp.group_lanes(k) for k in (1, 2, 3, 17, 32, 1000)] == [1, 2, 4, 32, 32, 32]
+    # lanes per listed entry from the out-degrees' 99th percentile: roads 1, celegansneural 8, hubs 32
+    assert [sssp.entry_lanes(d) for d in (0, 4, 7.9, 34, 659)] == [1, 1, 1, 8, 32]
+    with spla.tuning.override(frontier_group=4):
+        assert sssp.entry_lanes(659) == 4
     names = sssp.sssp_name_expressions(np.int32, np.int64, False)
     assert names["relax"] == "spla_sssp_relax<int, long long, false>" and set(names) == set(sssp.KERNEL_KEYS)
     assert names["arc_sums"] == "spla_sssp_arc_sums<long long, false>"

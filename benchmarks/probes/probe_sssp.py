@@ -2,12 +2,20 @@
 the bytes their distances must move: the measurement behind the tunable sssp_delta.
 
     PYTHONPATH=. python -m benchmarks.probes.probe_sssp [--graphs-dir DIR] [--deltas none,1,2,4,8,16,32]
-        [--ny-sources 1000] [--repeat 5] [--deps] [--out OUT.json]
+        [--graphs rome99,USA-road-d.NY,celegansneural,kron16] [--ny-sources 1000] [--repeat 5] [--deps]
+        [--phases] [--latency] [--out OUT.json]
 
 Graphs: DIR/weighted/rome99.gr.gz with every vertex a source, DIR/weighted/USA-road-d.NY.gr.gz with
 --ny-sources sources drawn with seed 0 (DIR: --graphs-dir, else $SPLA_GRAPHS_DIR, else ../shared/graphs
 beside the repository, shared/graphs in it, or benchmarks/data/graphs).  The DIMACS files are read here (lines
-``a u v w``, 1-based; a pair listed twice keeps its shortest arc).
+``a u v w``, 1-based; a pair listed twice keeps its shortest arc).  Low-diameter weighted graphs:
+DIR/weighted/celegansneural.gml.gz (every vertex a source, parallel arcs at their shortest) and
+``kronS``, Graph500's Kronecker graph of scale S with Graph500's SSSP lengths (uniform in (0, 1], seed
+S) and --ny-sources sources.
+
+``--phases`` times each phase of one block's Brandes sums (distances, h, σ, δ) between CUDA events;
+``--latency`` the launch of an empty resident-grid kernel back to back and a host read of a counter
+(the per-round and per-read costs a deep search pays).
 
 Per graph and policy (sssp_delta = none: Bellman-Ford over an active-entry frontier; a number: delta-
 stepping with buckets of that many mean arc lengths): the distances of one block of the sources
@@ -41,7 +49,10 @@ import spla
 from spla.backends.gpu import sssp
 
 REPO = Path(__file__).resolve().parents[2]
-FILES = {"rome99": "weighted/rome99.gr.gz", "USA-road-d.NY": "weighted/USA-road-d.NY.gr.gz"}
+FILES = {"rome99": "weighted/rome99.gr.gz", "USA-road-d.NY": "weighted/USA-road-d.NY.gr.gz",
+         "celegansneural": "weighted/celegansneural.gml.gz"}
+#: graphs whose every vertex is a source
+ALL_SOURCES = {"rome99", "celegansneural"}
 
 
 def graphs_dir(arg):
@@ -74,6 +85,85 @@ def read_dimacs(path):
     S = sp.csc_matrix((w[first], (r[first], c[first])), shape=(n, n))
     S.sort_indices()
     return n, S
+
+
+def load(root, name):
+    """(n, scipy CSC of the lengths) of a probe graph (module docstring)."""
+    if name.startswith("kron") and name[4:].isdigit():
+        from benchmarks import graphs
+
+        scale = int(name[4:])
+        src, dst, n, _ = graphs.kronecker(scale, 16, seed=scale)
+        src, dst = graphs.clean_edges(src, dst)
+        w = 1.0 - np.random.default_rng(scale).random(src.size)  # Graph500's SSSP lengths, never 0
+        A = spla.Matrix.from_edges(np.r_[src, dst], np.r_[dst, src], n=n, directed=True,
+                                   values=np.r_[w, w], dup="min", device="cpu")
+        return n, A.to_scipy(keep_dtype=True).tocsc()
+    path = root / FILES[name]
+    if not path.is_file():
+        return None, None
+    if path.name.endswith(".gr.gz"):
+        return read_dimacs(path)
+    from spla import io as spla_io
+
+    A = spla_io.read_graph(str(path), directed=True).to_matrix(device="cpu", drop_self_loops=True, dup="min")
+    return A.shape[0], A.to_scipy(keep_dtype=True).tocsc()
+
+
+def phases_ms(A, block):
+    """{phase: ms} of one block's Brandes sums, each phase between CUDA events (after a warm-up)."""
+    import cupy as cp
+
+    S = sssp._arcs(A)
+
+    def once():
+        B = sssp._Block(S, block, cp)
+        marks = [cp.cuda.Event() for _ in range(5)]
+        marks[0].record()
+        dist = sssp._distances(B)
+        marks[1].record()
+        hops = sssp._hops(B, dist)
+        marks[2].record()
+        sigma, lists, scale = sssp._sigma(B, dist, hops)
+        marks[3].record()
+        sssp._delta(B, dist, hops, sigma, lists, scale)
+        marks[4].record()
+        marks[4].synchronize()
+        names = ("distances", "hops", "sigma", "delta")
+        return {k: cp.cuda.get_elapsed_time(marks[i], marks[i + 1]) for i, k in enumerate(names)}
+
+    once()
+    return once()
+
+
+def latency_us(repeat=2000):
+    """(µs per empty resident-grid launch queued back to back, µs per host read of 8 bytes)."""
+    import time
+
+    import cupy as cp
+    from spla.backends.gpu.launch import resident_blocks
+    from spla.device import HostCopy
+
+    k = cp.RawKernel(r'''extern "C" __global__ void empty(const unsigned long long* n, int* out)
+        { if (threadIdx.x + blockIdx.x * blockDim.x < *n) out[0] = 1; }''', "empty")
+    n = cp.zeros(1, dtype=np.uint64)
+    out = cp.zeros(1, dtype=np.int32)
+    grid = resident_blocks(cp.cuda.Device().id)
+    k((grid,), (256,), (n, out))
+    cp.cuda.Device().synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for _ in range(repeat):
+        k((grid,), (256,), (n, out))
+    end.record()
+    end.synchronize()
+    launch = cp.cuda.get_elapsed_time(start, end) * 1e3 / repeat
+    host = HostCopy(n)
+    t = time.perf_counter()
+    for _ in range(repeat // 4):
+        host.read()
+    read = (time.perf_counter() - t) * 1e6 / (repeat // 4)
+    return launch, read
 
 
 def device_peak_bytes_per_s():
@@ -131,6 +221,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--deps", action="store_true", help="also time the Brandes sums (dependencies)")
     ap.add_argument("--graphs", default="rome99,USA-road-d.NY")
+    ap.add_argument("--phases", action="store_true", help="also time each phase of the Brandes sums")
+    ap.add_argument("--latency", action="store_true", help="also time an empty launch and a host read")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     import cupy as cp
@@ -140,14 +232,17 @@ def main():
     peak = device_peak_bytes_per_s()
     print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, peak {peak / 1e9:.0f} GB/s")
     results = []
+    if a.latency:
+        launch, read = latency_us()
+        print(f"empty resident-grid launch, back to back: {launch:.2f} us; host read of a counter: {read:.1f} us")
+        results.append({"latency": {"launch_us": launch, "read_us": read}})
     for name in a.graphs.split(","):
-        path = root / FILES[name]
-        if not path.is_file():
-            print(name, "missing:", path)
+        n, S = load(root, name)
+        if S is None:
+            print(name, "missing")
             continue
-        n, S = read_dimacs(path)
         A = spla.Matrix.from_scipy(S, directed=True, device="cpu").to("gpu")
-        if name == "rome99":
+        if name in ALL_SOURCES:
             src = np.arange(n, dtype=np.int64)
         else:
             src = np.sort(np.random.default_rng(0).choice(n, size=min(a.ny_sources, n), replace=False))
@@ -172,14 +267,18 @@ def main():
                 if a.deps:
                     dms, _ = timed_ms(lambda: sssp.dependencies(A, block, edges=False, endpoints=False), a.repeat)
                     row["dependencies_ms"] = dms
+                if a.phases:
+                    row["phases_ms"] = phases_ms(A, block)
             results.append(row)
             print(f"  sssp_delta={delta!s:>5}: distances {ms:9.2f} ms  rounds {stats['rounds']:6d}  "
                   f"epochs {stats['epochs']:5d}  relaxed {stats['listed'] / max(1, len(block) * n):6.2f} x n·k  "
                   f"floor share of peak: output {row['share_of_peak']['output']:.1%}, "
                   f"settle {row['share_of_peak']['settle']:.1%}"
                   + (f"  dependencies {row['dependencies_ms']:9.2f} ms" if a.deps else "")
+                  + ("  phases " + " ".join(f"{k} {v:.2f}" for k, v in row["phases_ms"].items())
+                     if a.phases else "")
                   + ("" if same else "  DIFFERS FROM SCIPY"))
-        if name == "rome99":
+        if name in ALL_SOURCES:
             import time
 
             t = time.perf_counter()

@@ -21,13 +21,17 @@
 //   icolptr, irowidx, ilen); lengths are float64 in each array's order, never read when UNIT (every
 //   length 1: a pattern-only matrix).
 // Entry lists: the rounds of spla_sssp_relax and spla_sssp_hops each work on a list of entries q
-//   (list, *nlist) and append the next round's entries to another (next, *next_count, at most cap of
-//   them), warp-aggregated; spla_sssp_sigma and spla_sssp_delta work on the levels of one queue
-//   (level t: queue[start[t] : start[t] + levels[t]]).  The lengths live on the device, so the host
-//   launches several rounds per read and a launch's grid is the device's resident blocks.  An entry
-//   enters a list at most once: relax swaps the list's tag into mark[q] (tags are never reused, so
-//   marks need no clearing), hops claims h by atomicCAS, sigma lists an entry when its last DAG
-//   in-arc is counted.
+//   and append the next round's entries to another (at most cap of them), warp-aggregated;
+//   spla_sssp_sigma and spla_sssp_delta work on the levels of one queue (level t: queue[start[t] :
+//   start[t] + levels[t]]).  An entry enters a list at most once: relax swaps the list's tag into
+//   mark[q] (tags are never reused, so marks need no clearing), hops claims h by atomicCAS, sigma
+//   lists an entry when its last DAG in-arc is counted.
+// Rounds on the device: a search's state (which buffer is the list, its length, the level, the
+//   bucket's bound, the tags) lives in a control array ctl of unsigned long long (the SPLA_SSSP_*
+//   slots below), and the last block of a round to finish (spla_sssp_last_block) sets it for the
+//   next round.  So every round of a phase is the same launch with the same arguments: the host
+//   queues many (recorded once as a CUDA graph), reads ctl now and then, and a round launched past
+//   the end finds the phase done and returns.  A launch's grid is the device's resident blocks.
 //
 // Kernels: spla_sssp_relax<Q, I, UNIT>, spla_sssp_hops<Q, I, UNIT>, spla_sssp_sigma<Q, I, UNIT>,
 //   spla_sssp_delta<Q, I, UNIT> (over an entry list) and spla_sssp_dag_count<I, UNIT>,
@@ -47,6 +51,57 @@
 
 #define SPLA_SSSP_GROUPS(G) (((long long)gridDim.x * blockDim.x) / (G))
 #define SPLA_SSSP_FIRST(G) (((long long)blockIdx.x * blockDim.x + threadIdx.x) / (G))
+
+// Slots of the control array ctl (spla/backends/gpu/sssp.py names them alike).
+#define SPLA_SSSP_IN 0        // length of the round's list
+#define SPLA_SSSP_OUT 1       // length of the list the round appends to (0 on entry)
+#define SPLA_SSSP_SEL 2       // which buffer is which: list | next << 2 | far << 4 (buffers 0, 1, 2)
+#define SPLA_SSSP_DONE 3      // 1 once the phase has nothing left; later rounds return at once
+#define SPLA_SSSP_ARRIVED 4   // blocks of the round that have finished (0 between rounds)
+#define SPLA_SSSP_T 5         // relax: the mark tag of the next list; hops, sigma, delta: the level
+#define SPLA_SSSP_ROUNDS 6    // rounds that found a non-empty list
+#define SPLA_SSSP_LISTED 7    // entries listed over those rounds
+#define SPLA_SSSP_FAR 8       // relax: length of the far list
+#define SPLA_SSSP_FAR_MIN 9   // relax: smallest d the far list holds, as bits (+inf's when empty)
+#define SPLA_SSSP_FAR_TAG 10  // relax: the mark tag of the far list (one per bucket)
+#define SPLA_SSSP_BOUND 11    // relax: the bucket's bound, as bits (+inf: Bellman-Ford)
+#define SPLA_SSSP_WIDTH 12    // relax: the bucket width Δ, as bits (+inf: Bellman-Ford)
+#define SPLA_SSSP_SLOTS 13
+
+// Buffer b of three.
+template <class Q>
+__device__ __forceinline__ Q* spla_sssp_buffer(Q* b0, Q* b1, Q* b2, unsigned long long b)
+{
+    return b == 0 ? b0 : (b == 1 ? b1 : b2);
+}
+
+// Whether this block is the round's last to finish (thread 0 answers; the block's writes are
+// visible device-wide before it counts itself, so the last block sees every block's).
+__device__ __forceinline__ bool spla_sssp_last_block(unsigned long long* ctl)
+{
+    __syncthreads();
+    if (threadIdx.x != 0) return false;
+    __threadfence();
+    const bool last = atomicAdd(ctl + SPLA_SSSP_ARRIVED, 1ull) == (unsigned long long)gridDim.x - 1ull;
+    if (last) __threadfence();
+    return last;
+}
+
+// The next round of a ping-pong search (hops; relax once its far list is empty): the appended list
+// becomes the round's list, or the phase is done.
+__device__ __forceinline__ void spla_sssp_next_round(volatile unsigned long long* c, unsigned long long nlist)
+{
+    c[SPLA_SSSP_ROUNDS] += nlist > 0 ? 1ull : 0ull;
+    c[SPLA_SSSP_LISTED] += nlist;
+    const unsigned long long sel = c[SPLA_SSSP_SEL];
+    const unsigned long long nout = c[SPLA_SSSP_OUT];
+    c[SPLA_SSSP_IN] = nout;
+    c[SPLA_SSSP_OUT] = 0;
+    c[SPLA_SSSP_T] += 1;
+    if (nout) c[SPLA_SSSP_SEL] = ((sel >> 2) & 3ull) | ((sel & 3ull) << 2) | (sel & ~15ull);
+    else c[SPLA_SSSP_DONE] = 1;
+    c[SPLA_SSSP_ARRIVED] = 0;
+}
 
 // Length of arc p (1 when UNIT).
 template <bool UNIT>
@@ -104,21 +159,56 @@ __device__ __forceinline__ unsigned long long spla_sssp_bits(double x)
 // far has its own marks and tag, and far_min = min over what it lists of d, as bits.  An entry
 // lowered while it is being relaxed is listed again, so the next round relaxes its new d.
 // bound = +inf: Bellman-Ford with an active-entry frontier; finite: one bucket of delta-stepping.
-//   ocolptr (n+1,), orowidx (m,) I; olen (m,) double; list (*nlist_ptr,), next, far (cap,) Q;
-//   dist (n*k,) double; mark, far_mark (n*k,) int; nlist_ptr, next_count, far_count, far_min (1,)
-//   ull (*next_count zero on entry).
+// The round's last block sets the next: next becomes the list; when it is empty and far is not, the
+// bound moves one bucket past far_min (at least past it, where a bucket is below its rounding step:
+// bound = max(fl(max(bound, far_min) + Δ), nextafter(far_min, +inf))) and far becomes the list;
+// when both are empty the search is done.
+//   ocolptr (n+1,), orowidx (m,) I; olen (m,) double; b0, b1, b2 (cap,) Q: the list, next and far
+//   buffers as ctl's SEL says; dist (n*k,) double; mark, far_mark (n*k,) int; ctl (SPLA_SSSP_SLOTS,).
 // ================================================================================================
+__device__ __forceinline__ void spla_sssp_relax_next(volatile unsigned long long* c, unsigned long long nlist)
+{
+    const unsigned long long nfar = c[SPLA_SSSP_FAR];
+    if (c[SPLA_SSSP_OUT] || !nfar) {
+        spla_sssp_next_round(c, nlist);
+        return;
+    }
+    c[SPLA_SSSP_ROUNDS] += nlist > 0 ? 1ull : 0ull;
+    c[SPLA_SSSP_LISTED] += nlist;
+    const double far_min = __longlong_as_double((long long)c[SPLA_SSSP_FAR_MIN]);
+    const double bound = __longlong_as_double((long long)c[SPLA_SSSP_BOUND]);
+    const double width = __longlong_as_double((long long)c[SPLA_SSSP_WIDTH]);
+    const double moved = fmax(__dadd_rn(fmax(bound, far_min), width), nextafter(far_min, __longlong_as_double(0x7ff0000000000000LL)));
+    c[SPLA_SSSP_BOUND] = (unsigned long long)__double_as_longlong(moved);
+    const unsigned long long sel = c[SPLA_SSSP_SEL];
+    const unsigned long long list = sel & 3ull, next = (sel >> 2) & 3ull, far = (sel >> 4) & 3ull;
+    c[SPLA_SSSP_SEL] = far | (next << 2) | (list << 4);  // the far list is listed; the spent list waits as far
+    c[SPLA_SSSP_IN] = nfar;
+    c[SPLA_SSSP_FAR] = 0;
+    c[SPLA_SSSP_FAR_MIN] = 0x7ff0000000000000ull;
+    c[SPLA_SSSP_FAR_TAG] += 1;
+    c[SPLA_SSSP_T] += 1;
+    c[SPLA_SSSP_ARRIVED] = 0;
+}
+
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_relax(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
-                                const double* __restrict__ olen, const Q* __restrict__ list,
-                                const unsigned long long* nlist_ptr, long long k, int G, double* dist,
-                                double bound, Q* __restrict__ next,
-                                unsigned long long* next_count, unsigned long long cap, int* mark, int tag,
-                                Q* __restrict__ far, unsigned long long* far_count, int* far_mark, int far_tag,
-                                unsigned long long* far_min)
+                                const double* __restrict__ olen, Q* b0, Q* b1, Q* b2, long long k, int G,
+                                double* dist, int* mark, int* far_mark, unsigned long long cap,
+                                unsigned long long* ctl)
 {
+    if (ctl[SPLA_SSSP_DONE]) return;
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const long long nlist = (long long)*nlist_ptr;
+    const unsigned long long sel = ctl[SPLA_SSSP_SEL];
+    const Q* __restrict__ list = spla_sssp_buffer<Q>(b0, b1, b2, sel & 3ull);
+    Q* __restrict__ next = spla_sssp_buffer<Q>(b0, b1, b2, (sel >> 2) & 3ull);
+    Q* __restrict__ far = spla_sssp_buffer<Q>(b0, b1, b2, (sel >> 4) & 3ull);
+    const long long nlist = (long long)ctl[SPLA_SSSP_IN];
+    const double bound = __longlong_as_double((long long)ctl[SPLA_SSSP_BOUND]);
+    const int tag = (int)ctl[SPLA_SSSP_T], far_tag = (int)ctl[SPLA_SSSP_FAR_TAG];
+    unsigned long long* next_count = ctl + SPLA_SSSP_OUT;
+    unsigned long long* far_count = ctl + SPLA_SSSP_FAR;
+    unsigned long long* far_min = ctl + SPLA_SSSP_FAR_MIN;
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
         const Q q = list[i];
         const long long v = (long long)(q / (Q)k);
@@ -148,24 +238,31 @@ __global__ void spla_sssp_relax(const I* __restrict__ ocolptr, const I* __restri
             }
         }
     }
+    if (spla_sssp_last_block(ctl)) spla_sssp_relax_next(ctl, (unsigned long long)nlist);
 }
 
 // ================================================================================================
 // spla_sssp_hops -- one level of the breadth-first search over tight arcs that gives h:
 //     for every listed q = (v, s) (h(v, s) == t), every tight arc v -> w with h(w, s) == -1:
 //         h(w, s) = t + 1 (claimed by atomicCAS), (w, s) listed in next
-//   ocolptr, orowidx, olen, list, nlist_ptr, next, next_count as in spla_sssp_relax; dist (n*k,)
-//   double; hops (n*k,) int.
+// The round's last block makes next the list of level t + 1, or ends the search when it is empty.
+//   ocolptr, orowidx, olen as in spla_sssp_relax; b0, b1 (cap,) Q: the list and next as ctl's SEL
+//   says; dist (n*k,) double; hops (n*k,) int; ctl (SPLA_SSSP_SLOTS,), T the level t.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_hops(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
-                               const double* __restrict__ olen, const Q* __restrict__ list,
-                               const unsigned long long* nlist_ptr, long long k, int G,
-                               const double* __restrict__ dist, int* hops, int t,
-                               Q* __restrict__ next, unsigned long long* next_count, unsigned long long cap)
+                               const double* __restrict__ olen, Q* b0, Q* b1, long long k, int G,
+                               const double* __restrict__ dist, int* hops, unsigned long long cap,
+                               unsigned long long* ctl)
 {
+    if (ctl[SPLA_SSSP_DONE]) return;
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const long long nlist = (long long)*nlist_ptr;
+    const unsigned long long sel = ctl[SPLA_SSSP_SEL];
+    const Q* __restrict__ list = spla_sssp_buffer<Q>(b0, b1, b1, sel & 3ull);
+    Q* __restrict__ next = spla_sssp_buffer<Q>(b0, b1, b1, (sel >> 2) & 3ull);
+    unsigned long long* next_count = ctl + SPLA_SSSP_OUT;
+    const long long nlist = (long long)ctl[SPLA_SSSP_IN];
+    const int t = (int)ctl[SPLA_SSSP_T];
     for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
         const Q q = list[i];
         const long long v = (long long)(q / (Q)k);
@@ -180,6 +277,7 @@ __global__ void spla_sssp_hops(const I* __restrict__ ocolptr, const I* __restric
             }
         }
     }
+    if (spla_sssp_last_block(ctl)) spla_sssp_next_round(ctl, (unsigned long long)nlist);
 }
 
 // ================================================================================================
@@ -225,18 +323,20 @@ __global__ void spla_sssp_dag_count(const I* __restrict__ icolptr, const I* __re
 // σ(w, s) is complete when its count reaches 0 and is first read by a later launch.  Level t is
 // queue[start[t] : start[t] + levels[t]]; level t + 1 starts at start[t + 1] = start[t] + levels[t]
 // (stored by the launch's first thread) and is counted in levels[t + 1] (zero on entry).  top[t]
-// (zero on entry): the largest σ of level t, as the bits of a non-negative double (atomicMax).
+// (zero on entry): the largest σ of level t, as the bits of a non-negative double (atomicMax).  The
+// round's last block moves T to t + 1 (an empty level leaves the next empty: the host reads levels).
 //   ocolptr, orowidx, olen as in spla_sssp_relax; dist, hops, dag, sigma (n*k,); queue (cap,) Q;
-//   start (levels,) long long; levels, top (levels,) ull.
+//   start (levels,) long long; levels, top (levels,) ull; ctl (SPLA_SSSP_SLOTS,), T the level t.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                 const double* __restrict__ olen, Q* queue, unsigned long long cap, long long* start,
-                                unsigned long long* levels, unsigned long long* top, int t, long long k, int G,
+                                unsigned long long* levels, unsigned long long* top, long long k, int G,
                                 const double* __restrict__ dist, const int* __restrict__ hops, int* dag,
-                                double* sigma)
+                                double* sigma, unsigned long long* ctl)
 {
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
+    const long long t = (long long)ctl[SPLA_SSSP_T];
     const long long lo = start[t];
     const long long nlist = (long long)levels[t];
     const unsigned long long base = (unsigned long long)(lo + nlist);
@@ -267,6 +367,11 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
     // every lane of the warp reaches this point (no lane leaves the loop early)
     for (int off = 16; off > 0; off >>= 1) best = fmax(best, __shfl_xor_sync(0xffffffffu, best, off));
     if ((threadIdx.x & 31u) == 0 && best > 0.0) atomicMax(top + t, spla_sssp_bits(best));
+    if (spla_sssp_last_block(ctl)) {
+        volatile unsigned long long* c = ctl;
+        c[SPLA_SSSP_T] += 1;
+        c[SPLA_SSSP_ARRIVED] = 0;
+    }
 }
 
 // ================================================================================================
@@ -274,18 +379,22 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
 //     for every q = (v, s) of level t:  δ(v, s) = σ(v, s) · Σ_{DAG arcs v -> w} (1 + δ(w, s)) / σ(w, s)
 // with σ(v)/σ(w) = sigma(v)/sigma(w) · 2^(scale(v) - scale(w)) (scale null: 0).  The heads w lie on
 // deeper levels, already final: a pull over v's out-arcs, no atomics; the G lanes of the entry's
-// group sum with an xor butterfly and the first writes.
+// group sum with an xor butterfly and the first writes.  The round's last block moves T to t - 1;
+// a round at T = -1 (past level 0) returns at once.
 //   ocolptr, orowidx, olen as in spla_sssp_relax; queue, start, levels as in spla_sssp_sigma;
-//   dist, hops, sigma, delta (n*k,); scale (n*k,) int or null.
+//   dist, hops, sigma, delta (n*k,); scale (n*k,) int or null; ctl (SPLA_SSSP_SLOTS,), T the level
+//   t as a signed number.
 // ================================================================================================
 template <class Q, class I, bool UNIT>
 __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                 const double* __restrict__ olen, const Q* __restrict__ queue,
                                 const long long* __restrict__ start, const unsigned long long* __restrict__ levels,
-                                int t, long long k, int G, const double* __restrict__ dist,
+                                long long k, int G, const double* __restrict__ dist,
                                 const int* __restrict__ hops, const double* __restrict__ sigma,
-                                const int* __restrict__ scale, double* __restrict__ delta)
+                                const int* __restrict__ scale, double* __restrict__ delta, unsigned long long* ctl)
 {
+    const long long t = (long long)ctl[SPLA_SSSP_T];
+    if (t < 0) return;
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
     const Q* __restrict__ list = queue + start[t];
     const long long nlist = (long long)levels[t];
@@ -312,6 +421,11 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
         }
         for (int off = G >> 1; off > 0; off >>= 1) acc += __shfl_xor_sync(members, acc, off, G);
         if (g == 0) delta[q] = sigma[q] * acc;
+    }
+    if (spla_sssp_last_block(ctl)) {
+        volatile unsigned long long* c = ctl;
+        c[SPLA_SSSP_T] -= 1;
+        c[SPLA_SSSP_ARRIVED] = 0;
     }
 }
 

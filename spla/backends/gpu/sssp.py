@@ -17,8 +17,12 @@ distance, so the DAG stays acyclic; without such arcs it is networkx's weighted 
 
 A block of k sources is held as vertex-major (n, k) arrays (entry (v, s) at v*k + s) and runs four
 phases of ``spla/kernels/sssp.cuh``, each a sequence of rounds over a list of entries that the
-previous round built on the device; the lists' lengths stay on the device, and the host reads them
-once per ``sssp_rounds_per_read`` rounds (a round past the last list finds an empty one):
+previous round built on the device.  A phase's state (list lengths, which buffer is the list, the
+level, the bucket's bound) lives in a device control array that each round's last block sets for
+the next, so every round of a phase is the same launch: the host records ``sssp_rounds_per_read``
+of them once as a CUDA graph (:class:`_Rounds`) and replays it, reading the control array after
+each replay, then after 2, 4, ... up to ``MAX_REPLAYS`` replays; a round past the end finds the
+phase done and returns:
 
 1. distances (``spla_sssp_relax``): Bellman-Ford with an active-entry frontier, each round relaxing
    the out-arcs of the entries whose d changed, with atomicMin on the float64 bits; with a finite
@@ -83,6 +87,12 @@ SETUP_KEY = declare_cache("gpu_sssp_setup", "the weighted searches' arcs on the 
 
 _UINT64_INF = np.array(np.inf).view(np.uint64).item()
 
+#: the control array's slots (SPLA_SSSP_* in spla/kernels/sssp.cuh)
+IN, OUT, SEL, DONE, ARRIVED, T, ROUNDS, LISTED, FAR, FAR_MIN, FAR_TAG, BOUND, WIDTH = range(13)
+SLOTS = 13
+#: the most replays of a phase's recorded rounds between two reads of its control array
+MAX_REPLAYS = 8
+
 #: a sweep of Kahn's levels whose largest σ passes RESCALE_ABOVE rescales every source whose open σ
 #: (partial sums and the next level) pass RESCALE_TO into [0.5, 1) (float64 reaches 2^1024)
 RESCALE_ABOVE = 2.0 ** 512
@@ -132,6 +142,9 @@ class _Arcs:
         self.device_id = cp.cuda.Device().id
         self.grid_cap = resident_blocks(self.device_id)
         self.max_in_degree = int(cp.diff(self.icolptr).max()) if self.n else 0
+        # the out-degree below which 99% of the vertices lie: a round waits for its longest entry
+        out_degree = cp.diff(self.ocolptr)
+        self.tail_out_degree = float(cp.percentile(out_degree, TAIL_PERCENTILE)) if self.n else 0.0
 
 
 class _Block:
@@ -145,7 +158,7 @@ class _Block:
         self.size = S.n * self.k
         self.flat = flat_dtype(S.n, self.k)
         self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
-        self.G = frontier_group(S.nnz / max(S.n, 1))  # lanes per listed entry (the frontiers' rule)
+        self.G = entry_lanes(S.tail_out_degree)  # lanes per listed entry
         self.Gs = group_lanes(self.k)  # lanes per vertex of the vertex kernels
         self.R = _tuning.current().sssp_rounds_per_read
         self.stats = {}  # the distance search's rounds, buckets and relaxed entries (probes read them)
@@ -178,6 +191,19 @@ def _arcs(A):
     return A.cached(SETUP_KEY, lambda: _Arcs(A))
 
 
+#: the percentile of the out-degrees that sets the lanes per listed entry (:func:`entry_lanes`)
+TAIL_PERCENTILE = 99
+
+
+def entry_lanes(tail_degree, t=None):
+    """Lanes per listed entry of the list kernels: the frontiers' rule (a power of two at most a
+    quarter of the degree, in [1, 32]; the tuning's frontier_group overrides) applied to the 99th
+    percentile of the out-degrees instead of their mean.  A round ends with its longest entry, so a
+    hub walked by one lane holds up every other; docs/decisions/tuning.md, "frontier_group", has
+    the measurement."""
+    return frontier_group(tail_degree, t)
+
+
 def group_lanes(k):
     """Lanes per vertex of the vertex kernels: the power of two at or above k, at most 32 (lane g owns
     the sources g, g + G, ...)."""
@@ -193,91 +219,106 @@ def bucket_width(mean_length, t=None):
     return float(t.sssp_delta) * float(mean_length)
 
 
-def _counters(R, first):
-    """The counters of R rounds on the host, to copy to the device: the lengths of R + 1 lists (the
-    first ``first``), then the far list's length and smallest distance (+inf's bits)."""
-    c = np.zeros(R + 3, dtype=np.uint64)
-    c[0] = first
-    c[R + 2] = _UINT64_INF
+def _bits(x):
+    return np.array(x, dtype=np.float64).view(np.uint64).item()
+
+
+def _control(first=0, sel=0, t=0, width=math.inf):
+    """A phase's control array on the host, to copy to the device: the first list's length ``first``
+    in buffer ``sel`` & 3 (appending to (sel >> 2) & 3, the far list in (sel >> 4) & 3), level or tag
+    ``t``, an empty far list tagged 1, the bucket's bound and width both ``width``."""
+    c = np.zeros(SLOTS, dtype=np.uint64)
+    c[IN], c[SEL], c[T] = first, sel, np.int64(t).view(np.uint64)
+    c[DONE] = 0 if first else 1
+    c[FAR_MIN], c[FAR_TAG] = _UINT64_INF, 1
+    c[BOUND] = c[WIDTH] = _bits(width)
     return c
+
+
+class _Rounds:
+    """``count`` launches of one round kernel with the same arguments (its rounds read what changes
+    from the control array), recorded once as a CUDA graph and replayed, so that a round costs the
+    host a fraction of a launch; issued one by one where CuPy cannot record."""
+
+    def __init__(self, B, key, lanes, args, count):
+        self.B, self.key, self.lanes, self.args, self.count = B, key, lanes, args, int(count)
+        self.graph = None
+        Stream = getattr(B.cp.cuda, "Stream", None)  # None: NumPy standing in for CuPy (tests)
+        if Stream is None:
+            return
+        stream = Stream(non_blocking=True)
+        graph = None
+        try:
+            with stream:
+                stream.begin_capture()
+                try:
+                    self._issue()
+                finally:
+                    graph = stream.end_capture()
+        except Exception as exc:  # nothing ran: a failed capture discards its launches
+            log.debug("gpu sssp: cannot record the %s rounds (%s: %s); launching them one by one", key,
+                      type(exc).__name__, exc)
+            return
+        self.graph, self.stream = graph, stream
+
+    def _issue(self):
+        for _ in range(self.count):
+            self.B.launch(self.key, None, self.lanes, self.args)
+
+    def __call__(self, times=1):
+        for _ in range(times):
+            if self.graph is None:
+                self._issue()
+            else:
+                self.graph.launch(stream=self.B.cp.cuda.get_current_stream())
+
+
+def _until_done(B, key, lanes, args, ctl):
+    """Replay the phase's rounds until its control array says done; the array, on the host."""
+    rounds = _Rounds(B, key, lanes, args, B.R)
+    host = HostCopy(ctl)
+    times = 1
+    while True:
+        rounds(times)
+        c = host.read()
+        if c[DONE]:
+            return c.copy()
+        times = min(2 * times, MAX_REPLAYS)
 
 
 def _distances(B):
     """dist (n, k) float64 of the block's sources (inf: unreached)."""
-    S, cp, k, R = B.S, B.cp, B.k, B.R
-    i64, i32, u64, f64 = np.int64, np.int32, np.uint64, np.float64
+    S, cp, k = B.S, B.cp, B.k
     dist = cp.full((B.n, k), np.inf, dtype=np.float64)
     dist[cp.asarray(B.src), cp.arange(k)] = 0.0
     mark = cp.zeros((B.n, k), dtype=np.int32)
     far_mark = cp.zeros((B.n, k), dtype=np.int32)
     first = B.entries()
-    bufs, far = [B.buffer(first), B.buffer()], B.buffer()
-    ctr = cp.empty(R + 3, dtype=np.uint64)  # R + 1 list lengths, far length, far's smallest d (bits)
-    ctr[:] = cp.asarray(_counters(R, first.size))
-    host = HostCopy(ctr)
     width = bucket_width(S.mean_length)
-    bound = width  # every source starts at d = 0 < bound
-    tag, far_tag, rounds, listed, cap = 0, 1, 0, 0, u64(B.size)
-    while True:
-        for i in range(R):
-            tag += 1
-            # dist<d < bound> = min(dist, dist(listed) min.plus A): relax the listed entries' out-arcs
-            B.launch("relax", None, B.G, (S.ocolptr, S.orowidx, S.olen, bufs[i % 2], ctr[i:i + 1], i64(k), i32(B.G),
-                                          dist, f64(bound), bufs[(i + 1) % 2], ctr[i + 1:i + 2], cap, mark, i32(tag),
-                                          far, ctr[R + 1:R + 2], far_mark, i32(far_tag), ctr[R + 2:R + 3]))
-        c = host.read().copy()
-        counts = [int(x) for x in c[:R + 1]]
-        nfar, far_min = int(c[R + 1]), float(np.array(c[R + 2], dtype=np.uint64).view(np.float64))
-        rounds += sum(1 for x in counts[:R] if x)
-        listed += sum(counts[:R])
-        if counts[R]:
-            if R % 2:
-                bufs.reverse()  # list R sits in bufs[R % 2]
-            c[0], c[1:R + 1] = counts[R], 0
-            ctr[:] = cp.asarray(c)
-            continue
-        if nfar == 0:
-            break
-        # the near list is empty: the bound moves one bucket past the smallest waiting distance (at
-        # least past it, where a bucket is below its rounding step), and the far list is relaxed next
-        bound = max(max(bound, far_min) + width, float(np.nextafter(far_min, np.inf)))
-        bufs, far = [far, bufs[0]], bufs[1]
-        far_tag += 1
-        ctr[:] = cp.asarray(_counters(R, nfar))
-    B.stats = {"rounds": rounds, "epochs": far_tag, "listed": listed}
+    # the sources listed in buffer 0, appending to 1, the far list in 2; the first bound is one
+    # bucket (every source starts at d = 0 < Δ), tag 1
+    ctl = cp.asarray(_control(first.size, 0 | 1 << 2 | 2 << 4, t=1, width=width))
+    # dist<d < bound> = min(dist, dist(listed) min.plus A), round after round: relax the listed entries' out-arcs
+    c = _until_done(B, "relax", B.G, (S.ocolptr, S.orowidx, S.olen, B.buffer(first), B.buffer(), B.buffer(),
+                                      np.int64(k), np.int32(B.G), dist, mark, far_mark, np.uint64(B.size), ctl), ctl)
+    B.stats = {"rounds": int(c[ROUNDS]), "epochs": int(c[FAR_TAG]), "listed": int(c[LISTED])}
     if log.isEnabledFor(logging.DEBUG):
         log.debug("gpu sssp: distances of %d sources in %d rounds, %d buckets, %d entries relaxed (bucket width %g)",
-                  k, rounds, far_tag, listed, width)
+                  k, B.stats["rounds"], B.stats["epochs"], B.stats["listed"], width)
     return dist
 
 
 def _hops(B, dist):
     """h (n, k) int32: the fewest arcs among the shortest paths (-1: unreached)."""
-    S, cp, k, R = B.S, B.cp, B.k, B.R
+    S, cp, k = B.S, B.cp, B.k
     hops = cp.full((B.n, k), -1, dtype=np.int32)
     hops[cp.asarray(B.src), cp.arange(k)] = 0
     first = B.entries()
-    bufs = [B.buffer(first), B.buffer()]
-    ctr = cp.empty(R + 1, dtype=np.uint64)  # the lengths of R + 1 levels
-    c = np.zeros(R + 1, dtype=np.uint64)
-    c[0] = first.size
-    ctr[:] = cp.asarray(c)
-    host = HostCopy(ctr)
-    t = 0
-    while True:
-        for i in range(R):
-            # hops<tight, hops == -1> = t + 1 over the out-arcs of level t
-            B.launch("hops", None, B.G, (S.ocolptr, S.orowidx, S.olen, bufs[i % 2], ctr[i:i + 1], np.int64(k),
-                                         np.int32(B.G), dist, hops, np.int32(t), bufs[(i + 1) % 2], ctr[i + 1:i + 2],
-                                         np.uint64(B.size)))
-            t += 1
-        c = host.read().copy()
-        if not c[R]:
-            return hops
-        if R % 2:
-            bufs.reverse()
-        c[0], c[1:] = c[R], 0
-        ctr[:] = cp.asarray(c)
+    ctl = cp.asarray(_control(first.size, 0 | 1 << 2, t=0))
+    # hops<tight, hops == -1> = t + 1 over the out-arcs of level t, level after level
+    _until_done(B, "hops", B.G, (S.ocolptr, S.orowidx, S.olen, B.buffer(first), B.buffer(), np.int64(k),
+                                 np.int32(B.G), dist, hops, np.uint64(B.size), ctl), ctl)
+    return hops
 
 
 def _sigma(B, dist, hops):
@@ -298,19 +339,21 @@ def _sigma(B, dist, hops):
     room = max(2 * R, 64)
     start, levels, top = (cp.zeros(room, dtype=d) for d in (np.int64, np.uint64, np.uint64))
     levels[0:1] = first.size
+    ctl = cp.asarray(_control(t=0))  # T: the level the next round sweeps
     events = []  # (first level of a scale, per-source exponents)
-    t = 0
+    t, rounds = 0, None
     while True:
         if t + R + 1 >= room:  # room for R more levels and the one they start
             grown = 2 * (t + R + 1)
             start, levels, top = (cp.concatenate([a, cp.zeros(grown - room, dtype=a.dtype)])
                                   for a in (start, levels, top))
-            room = grown
-        for _ in range(R):
+            room, rounds = grown, None
+        if rounds is None:
             # σ(w) += σ(v) over the DAG arcs out of level t; dag(w) -= 1; w joins level t + 1 at 0
-            B.launch("sigma", None, B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels, top,
-                                          i32(t), i64(k), i32(B.G), dist, hops, dag, sigma))
-            t += 1
+            rounds = _Rounds(B, "sigma", B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels,
+                                               top, i64(k), i32(B.G), dist, hops, dag, sigma, ctl), R)
+        rounds()
+        t += R
         got = to_numpy(levels[t - R + 1:t + 1])
         if not got.all():
             depth = t - R + int(np.argmin(got != 0))  # the last level with entries
@@ -358,12 +401,13 @@ def _delta(B, dist, hops, sigma, lists, scale):
     """δ (n, k) float64, the levels swept deepest first."""
     S, cp, k = B.S, B.cp, B.k
     queue, start, levels, depth = lists
-    counts = to_numpy(levels[:depth + 1])
     delta = cp.zeros((B.n, k), dtype=np.float64)
-    for t in range(depth, -1, -1):
-        # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t          (a pull over out-arcs)
-        B.launch("delta", counts[t], B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int32(t),
-                                           np.int64(k), np.int32(B.G), dist, hops, sigma, _null(scale), delta))
+    ctl = cp.asarray(_control(t=depth))  # T: the level the next round sweeps, depth down to 0
+    R = max(1, min(B.R, depth + 1))
+    # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t, t = depth .. 0     (a pull over out-arcs)
+    rounds = _Rounds(B, "delta", B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int64(k),
+                                       np.int32(B.G), dist, hops, sigma, _null(scale), delta, ctl), R)
+    rounds(-(-(depth + 1) // R))
     return delta
 
 
