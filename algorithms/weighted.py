@@ -76,12 +76,16 @@ def weighted_matrix(G, device=None) -> spla.Matrix:
 
 def batch_of(M, nsrc, batch_size, progress):
     """Sources per call of the weighted searches: ``batch_size``; under "auto" every source at once or,
-    when progress is reported, about 1% of them per call (at least one per thread)."""
+    when progress is reported, about 1% of them per call, on the CPU at least one per thread but at
+    most half of them (a GPU runs a block's sources side by side, whatever the host's threads)."""
     if batch_size != "auto":
         return int(max(1, min(batch_size, nsrc)))
     if progress is None:
         return max(nsrc, 1)
-    return int(max(1, min(nsrc, max(spla.paths.threads(), -(-nsrc // 100)))))
+    per_call = -(-nsrc // 100)
+    if M.device == "cpu":
+        per_call = max(per_call, min(spla.paths.threads(), -(-nsrc // 2)))
+    return int(max(1, min(nsrc, per_call)))
 
 
 def dependencies(M, src, *, edges, endpoints, batch_size="auto", progress=None):
