@@ -13,6 +13,7 @@ import pytest
 from conftest import GRAPHS_DIR
 from test_cli import fake_measures, write  # noqa: F401  (fake_measures: the fixture)
 
+import spla
 from spla import cli
 from spla.cli.measures import MEASURES
 
@@ -98,6 +99,22 @@ def test_weight_runs_every_path_measure_weighted(tmp_path, spla_cmd, directed):
                            *([] if directed else ["--undirected"])))
     for key in ("pagerank", "daccer", "degree"):
         assert got[key] == plain[key], key
+
+
+@pytest.mark.gpu
+def test_weight_on_a_gpu_names_its_searches(tmp_path, capsys):
+    write(tmp_path, "w.txt", "".join(f"{u} {v} {w}\n" for u, v, w in ARCS))
+    rc = cli.main(["centrality", str(tmp_path / "w.txt"), "--weight", "--out", "-", "--device", "gpu"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    _, ref = reference(ARCS, True)
+    assert_matches(table(SimpleNamespace(stdout=out)), ref, ("bc", "closeness", "harmonic", "distance-sum"))
+    kernel = next(line for line in err.splitlines() if line.startswith("kernel"))
+    assert "bc, closeness, harmonic, distance-sum on weighted shortest paths: delta-stepping (buckets of" in kernel
+    with spla.tuning.override(sssp_delta=None):
+        assert cli.main(["centrality", str(tmp_path / "w.txt"), "--weight", "--out", "-", "--device", "gpu"]) == 0
+    kernel = next(line for line in capsys.readouterr().err.splitlines() if line.startswith("kernel"))
+    assert "weighted shortest paths: Bellman-Ford searches of blocks of sources" in kernel
 
 
 def test_weight_named_column_and_graph_after_the_option(tmp_path, spla_cmd):

@@ -187,7 +187,10 @@ def kernel_choice(A, requested="auto", weighted=()) -> tuple:
     if not weighted:
         return name, why
     if A.device.startswith("gpu"):
-        return name, why + (f"; {', '.join(weighted)} on weighted shortest paths: delta-stepping searches of "
+        delta = spla.tuning.current().sssp_delta
+        search = ("Bellman-Ford" if delta is None else
+                  f"delta-stepping (buckets of {delta:g} mean arc lengths)")
+        return name, why + (f"; {', '.join(weighted)} on weighted shortest paths: {search} searches of "
                             "blocks of sources")
     t = spla.paths.threads()
     return (f"compiled per-source Dijkstra on {t} thread{'s' if t != 1 else ''}",
