@@ -11,9 +11,11 @@ algorithm rescales it exactly as its single-device call does:
 
 1. the workers are probed: none, or workers where spla does not import, is a :class:`spla.ClusterError`
    naming the fix; each worker reports the device it computes on (:func:`worker_device`);
-2. the graph's pattern (with its values, for arc lengths, when the algorithm asks) is sent once, a host
-   copy scattered to every worker (``broadcast=True``); each worker moves it to its own device once
-   (cached on the worker's copy);
+2. the graph's pattern (with its values, for arc lengths, when the algorithm asks) is sent once per
+   client, a host copy scattered to every worker (``broadcast=True``) and its future kept in the
+   matrix's cache (:func:`scattered`), so a later call on the same Matrix and client sends nothing:
+   the workers hold the graph while the Matrix lives (``M.drop_cached("cluster_scatter")`` lets it
+   go); each worker moves it to its own device once (cached on the worker's copy);
 3. S is cut, in its order, into about ``cluster_chunks_per_worker`` chunks per worker (tunables in
    ``spla.tuning``; at least ``cluster_min_chunk`` sources, whole 64-source words); a sampled S
    (betweenness' ``k``) is cut the same way, so the sample is the single-device call's;
@@ -57,6 +59,8 @@ log = logging.getLogger("spla")
 RETRIES = 3
 
 WORKER_COPY = declare_cache("cluster_device", "a Dask worker's copy of a scattered graph, on the worker's device")
+SCATTERED = declare_cache("cluster_scatter", "the future of the graph scattered to a Dask client's workers, per "
+                                             "client and with or without values")
 
 _FIX_WORKERS = ("start workers for it: `dask worker ADDRESS` on each host (`dask cuda worker ADDRESS` for one "
                 "worker per GPU, pip install \"spla[dask-cuda]\"), or a LocalCluster with n_workers >= 1")
@@ -176,7 +180,7 @@ def source_sums(client, M, sources, chunk, *, progress=None, values=False, **opt
     token = uuid.uuid4().hex[:8]
     log.info("cluster %s: %d sources in %d chunks on %d workers (%s)", token, len(sources), len(parts),
              len(devices), ", ".join(sorted(set(devices.values()))))
-    graph = client.scatter((M if values else M.pattern()).to("cpu"), broadcast=True, hash=False)
+    graph = scattered(client, M, values)
     done = queue.Queue()
     tuning = spla.tuning.current()
     futures = []
@@ -201,9 +205,23 @@ def source_sums(client, M, sources, chunk, *, progress=None, values=False, **opt
     except BaseException:
         client.cancel(futures + sums)
         raise
-    finally:
-        del graph
     return _on_device(result, M.device)
+
+
+def scattered(client, M, values):
+    """The future of M's pattern (or M with its values) on every worker of ``client``: scattered on the
+    first call for this client and kept in M's cache; scattered again when the client no longer runs
+    or the data was lost with every worker that held it."""
+    key = (SCATTERED, id(client), bool(values))  # the future holds its client: the id stays its own
+
+    def scatter():
+        return client.scatter((M if values else M.pattern()).to("cpu"), broadcast=True, hash=False)
+
+    future = M.cached(key, scatter)
+    if getattr(future, "status", "finished") != "finished" or getattr(client, "status", "running") != "running":
+        M.drop_cached(SCATTERED)
+        future = M.cached(key, scatter)
+    return future
 
 
 def _report(done, futures, parts, final, progress, token):

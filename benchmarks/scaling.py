@@ -8,11 +8,16 @@ scale), on one host of G GPUs:
   and the wall clock;
 * ``dask-W`` for W in ``--workers`` (default 1, 2, 4, ..., G): the same call with ``client=`` a
   ``dask_cuda.LocalCUDACluster`` of W workers (one GPU each), timed with the wall clock (the work
-  runs in the workers' processes, where this process's CUDA events do not see it); every call
-  includes what a user pays: probing the workers, scattering the graph, the chunks, the sums.
+  runs in the workers' processes, where this process's CUDA events do not see it).  A timed call
+  pays what a user's later calls on the same Matrix and client pay: probing the workers, the
+  chunks, the sums; the graph is on the workers already (``client=`` sends it once per Matrix and
+  client), and sending it, which a user's first call pays too, is timed apart (``send``).
 
-Each configuration gets one untimed warm-up call on ``--warm-sources`` sampled sources (kernels
-compiled and loaded on every worker) and ``--repeat`` timed calls (the median is reported).  Each
+Each configuration gets one untimed warm-up call (kernels compiled and loaded on every worker):
+betweenness on ``--warm-sources`` sampled sources, the measures that run every source on a
+Kronecker graph of scale 12 (their whole call on the measured graph would cost as much as the
+timed one; a registered graph warms on itself), then ``--repeat`` timed calls (the median is
+reported; the plain call's are bracketed by CUDA events as well).  Each
 Dask answer is checked against the plain one (max relative difference; the claim is <= 1e-12).
 Speedup = plain median wall time / Dask median wall time.  Results: one JSON per host size and graph,
 ``benchmarks/results_scaling/<device-slug>-x<G>-<graph>.json`` (``<out>/scaling/`` with ``--out``), and the
@@ -48,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from . import graphs
-from .timing import device_info, gpu_time
+from .timing import device_info
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results_scaling"
 MEASURES = ("bc", "closeness", "harmonic", "distance-sum", "edge-bc")
@@ -112,23 +117,39 @@ def start_cluster(workers: int, device: str):
     return lc, client
 
 
-def wall(fn, repeat):
-    """(answer of the last call, wall times in ms) of ``repeat`` calls."""
-    times, out = [], None
+def wall(fn, repeat, events=False):
+    """(answer of the last call, wall times in ms, CUDA-event times in ms or None) of ``repeat``
+    calls; with ``events`` each call is also bracketed by CUDA events on the current stream."""
+    times, cuda, out = [], [] if events else None, None
     for _ in range(repeat):
+        if events:
+            import cupy
+
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
         t = time.perf_counter()
         out = fn()
+        if events:
+            end.record()
+            end.synchronize()
+            cuda.append(float(cupy.cuda.get_elapsed_time(start, end)))
         times.append((time.perf_counter() - t) * 1e3)
-    return out, times
+    return out, times, cuda
 
 
-def warm(fn_key, A, k, **kw):
-    """One untimed call on k sampled sources (bc, edge-bc) or the whole measure on a slice (others)."""
+#: the Kronecker scale of the warm-up graph of the measures that run every source (closeness, ...):
+#: a whole call on the measured graph would cost as much as the timed one
+WARM_SCALE = 12
+
+
+def warm(fn_key, A, k, small, **kw):
+    """One untimed call: on k sampled sources of A (bc, edge-bc), else the whole measure on ``small``
+    (a small graph of A's kind, whose kernels A's call uses too; A itself when it has none)."""
     fn, base, _ = measure_function(fn_key)
     if fn_key in ("bc", "edge-bc"):
         fn(A, k=min(k, A.shape[0]), seed=0, **base, **kw)
     else:
-        fn(A, **base, **kw)
+        fn(small, **base, **kw)
 
 
 def rel_diff(got, want) -> float:
@@ -138,6 +159,7 @@ def rel_diff(got, want) -> float:
 
 def run(opts) -> dict:
     import spla
+    from spla.algorithms import cluster
 
     gpu = opts.device != "cpu"
     if gpu and not spla.gpu_available():
@@ -147,6 +169,8 @@ def run(opts) -> dict:
     workers = [w for w in workers if w <= count] if gpu else workers
     device = "gpu:0" if gpu else "cpu"
     A, ginfo = load_graph(opts.graph, device)
+    kron = opts.graph.startswith("kron") and opts.graph[4:].isdigit()
+    small = load_graph(f"kron{min(WARM_SCALE, int(opts.graph[4:]))}", device)[0] if kron else A
     info = device_info(gpu)
     result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "device": info,
               "gpus": count if gpu else 0, "graph": ginfo, "argv": sys.argv[1:], "records": []}
@@ -166,12 +190,13 @@ def run(opts) -> dict:
     answers = {}
     for key in opts.measures:
         fn, base, read = measure_function(key)
-        warm(key, A, opts.warm_sources)
-        answer, times = wall(lambda: fn(A, **base), opts.repeat)
+        warm(key, A, opts.warm_sources, small)
+        # the same calls in device time too (CUDA events on gpu:0's stream)
+        answer, times, cuda = wall(lambda: fn(A, **base), opts.repeat, events=gpu)
         rec = {"measure": key, "config": "plain", "workers": 0, "wall_ms": times,
                "median_wall_ms": statistics.median(times)}
-        if gpu:  # the same calls in device time (CUDA events on gpu:0's stream)
-            rec["cuda_median_ms"] = gpu_time(lambda: fn(A, **base), warmup=0, repeat=opts.repeat)["median_ms"]
+        if gpu:
+            rec["cuda_median_ms"] = statistics.median(cuda)
         answers[key] = read(answer)
         result["records"].append(rec)
         log(f"{key}: plain {rec['median_wall_ms'] / 1e3:.2f} s")
@@ -181,13 +206,17 @@ def run(opts) -> dict:
     for w in workers:
         lc, client = start_cluster(w, opts.device)
         try:
+            t = time.perf_counter()
+            cluster.scattered(client, A, values=False)  # the graph onto every worker, as a first call sends it
+            send_ms = (time.perf_counter() - t) * 1e3
+            log(f"graph sent to {w} worker(s) in {send_ms / 1e3:.2f} s")
             for key in opts.measures:
                 fn, base, read = measure_function(key)
-                warm(key, A, opts.warm_sources * w, client=client)
-                answer, times = wall(lambda: fn(A, client=client, **base), opts.repeat)
+                warm(key, A, opts.warm_sources * w, small, client=client)
+                answer, times, _ = wall(lambda: fn(A, client=client, **base), opts.repeat)
                 plain = next(r for r in result["records"] if r["measure"] == key and r["config"] == "plain")
                 rec = {"measure": key, "config": f"dask-{w}", "workers": w, "wall_ms": times,
-                       "median_wall_ms": statistics.median(times),
+                       "median_wall_ms": statistics.median(times), "send_ms": send_ms,
                        "speedup": plain["median_wall_ms"] / statistics.median(times),
                        "max_rel_diff": rel_diff(read(answer), answers[key])}
                 result["records"].append(rec)
@@ -205,14 +234,16 @@ def run(opts) -> dict:
 
 def markdown(result) -> str:
     """The table of one run: per measure and configuration, the median wall time and the speedup."""
-    lines = ["| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    lines = ["| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff | graph sent s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in result["records"]:
         cuda = f"{r['cuda_median_ms'] / 1e3:.2f}" if r.get("cuda_median_ms") is not None else ""
         speed = f"{r['speedup']:.2f}x" if "speedup" in r else "1 (baseline)"
         diff = f"{r['max_rel_diff']:.1e}" if "max_rel_diff" in r else ""
+        # runs before the graph stayed on the workers sent it in every timed call
+        send = f"{r['send_ms'] / 1e3:.2f}" if "send_ms" in r else ("in the call" if "speedup" in r else "")
         lines.append(f"| {r['measure']} | {r['config']} | {r['workers']} | {r['median_wall_ms'] / 1e3:.2f} | {cuda} | "
-                     f"{speed} | {diff} |")
+                     f"{speed} | {diff} | {send} |")
     return "\n".join(lines) + "\n"
 
 

@@ -205,6 +205,30 @@ def test_a_graph_on_another_device_and_spla_matrix_input(cluster2):
 
 
 @needs_dask
+def test_the_graph_is_sent_once_per_matrix_and_client(cluster2, monkeypatch):
+    """A second call on the same Matrix and client finds the graph on the workers; dropping the cache
+    (or a new Matrix) sends it again; arc lengths travel as a second copy."""
+    client, _, device = cluster2
+    A = spla.Matrix.from_networkx(GRAPHS["undirected"], device=device)
+    sent = []
+    real = client.scatter
+    monkeypatch.setattr(client, "scatter", lambda *a, **k: sent.append(a[0].is_pattern) or real(*a, **k))
+    _same(closeness_centrality(A, client=client), closeness_centrality(A, device=device))
+    _same(harmonic_centrality(A, client=client), harmonic_centrality(A, device=device))
+    _same(betweenness_centrality(A, client=client), betweenness_centrality(A, device=device))
+    assert sent == [True]
+    A.drop_cached("cluster_scatter")
+    _same(closeness_centrality(A, client=client), closeness_centrality(A, device=device))
+    assert sent == [True, True]
+    P = nx.path_graph(30)
+    nx.set_edge_attributes(P, {e: 1 + e[0] % 3 for e in P.edges}, "weight")
+    W = spla.Matrix.from_networkx(P, weight="weight", device=device)
+    _same(betweenness_centrality(W, client=client, weight=True), betweenness_centrality(W, device=device, weight=True))
+    _same(betweenness_centrality(W, client=client, weight=True), betweenness_centrality(W, device=device, weight=True))
+    assert sent == [True, True, False]
+
+
+@needs_dask
 def test_one_worker_cluster_equals_the_single_device_call():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as lc, \
             distributed.Client(lc) as client:
