@@ -30,9 +30,10 @@ has reached t.  Starting from vis_0 (bit s set in row s only), one product per l
     vis_{d+1}       |= vis_d
 
 where ``done`` marks the words whose 64 bits are all set, which are not computed at all.
-Level 1 needs no product: vis_0 has one bit per source, so vis_1 is vis_0 plus the
-block's own arcs scattered into words (``_first_level``: one contiguous CSC slice of
-~64·W·(m/n) arcs instead of a product over all nnz·W words).
+Level 1 needs no product when the block's sources are consecutive vertices (every vertex
+in order, or a run of them, as the chunks of a Dask call are): vis_0 has one bit per
+source, so vis_1 is vis_0 plus the block's own arcs scattered into words (``_first_level``:
+one contiguous CSC slice of ~64·W·(m/n) arcs instead of a product over all nnz·W words).
 (Pulling from all of vis_d rather than from the frontier vis_d \\ vis_{d-1} gives the
 same set, and saves the two passes that would isolate the frontier.)  Row t of
 vis_d holds exactly the sources s with d(s, t) <= d, so with c_d(t) = popcount(row t
@@ -207,9 +208,10 @@ def bit_bfs_blocks(A: spla.Matrix, run_block, *, sources=None, direction="in", m
     return results
 
 
-def _first_level(A, vis, out, s0, s1, W, direction):
-    """out = vis_1 = vis_0 | (vis_0 ⊕.⊗ A) without a product: vis_0 holds one bit per source, so
-    level 1 is the block's own arcs scattered into words (a push from s0..s1-1).
+def _first_level(A, vis, out, v0, m, W, direction):
+    """out = vis_1 = vis_0 | (vis_0 ⊕.⊗ A) without a product, for a block whose m sources are the
+    consecutive vertices v0 .. v0+m-1 (bit b of the block is vertex v0 + b): vis_0 holds one bit per
+    source, so level 1 is the block's own arcs scattered into words (a push from those vertices).
 
     The arcs leaving the block are one contiguous slice of a CSC matrix whose column s lists
     the rows that receive bit s: A.T for "in" (row t gets s when s -> t), A for "out" (row v
@@ -218,17 +220,27 @@ def _first_level(A, vis, out, s0, s1, W, direction):
     """
     xp = A.xp
     M = A.T if direction == "in" else A
-    ptr = M.colptr[s0:s1 + 1].astype(np.int64)
+    ptr = M.colptr[v0:v0 + m + 1].astype(np.int64)
     lo, hi = (int(x) for x in to_numpy(ptr[[0, -1]]))
     rows = M.rowidx[lo:hi].astype(np.int64)
     # the source of each arc of the slice (its column), found in the block's own column pointers
-    src = xp.searchsorted(ptr, xp.arange(lo, hi, dtype=np.int64), side="right") - 1 + s0
+    src = xp.searchsorted(ptr, xp.arange(lo, hi, dtype=np.int64), side="right") - 1 + v0
     keep = rows != src
-    rows, pos = rows[keep], src[keep] - s0
+    rows, pos = rows[keep], src[keep] - v0
     xp.copyto(out, vis)
-    # out[t, (s - s0) >> 6] |= 1 << ((s - s0) & 63)   for every arc of the block
+    # out[t, b >> 6] |= 1 << (b & 63)   for every arc of the block, b = its source's bit
     bits = xp.left_shift(xp.ones(pos.shape[0], dtype=np.uint64), (pos & 63).astype(np.uint64))
     xp.add.at(out.reshape(-1), rows * W + (pos >> 6), bits)
+
+
+def _run_start(xp, rows):
+    """v0 when the block's sources ``rows`` are the consecutive vertices v0, v0 + 1, ... in that order,
+    else None."""
+    if rows.shape[0] == 0:
+        return None
+    if rows.shape[0] > 1 and not bool(to_numpy((xp.diff(rows) == 1).all())):
+        return None
+    return int(to_numpy(rows[:1])[0])
 
 
 def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel, rows=None):
@@ -238,8 +250,9 @@ def _levels(A, xp, n, s0, s1, W, direction, max_depth, kernel, rows=None):
     nxt = xp.empty_like(vis)
     done = xp.empty(vis.shape, dtype=np.bool_)
     d = 0
-    if (max_depth is None or max_depth >= 1) and rows is None:
-        _first_level(A, vis, nxt, s0, s1, W, direction)  # vis_1 = vis_0 | (vis_0 ⊕.⊗ A), pushed
+    v0 = s0 if rows is None else _run_start(xp, rows)
+    if (max_depth is None or max_depth >= 1) and v0 is not None:
+        _first_level(A, vis, nxt, v0, s1 - s0, W, direction)  # vis_1 = vis_0 | (vis_0 ⊕.⊗ A), pushed
         vis, nxt = nxt, vis
         d = 1
         yield d, vis

@@ -140,6 +140,40 @@ def test_many_blocks_and_tail_bits(G, data, device, monkeypatch):
         np.testing.assert_array_equal(sum_of_distances(G, device=device), brute_sum_of_distances(G))
 
 
+@given(G=graphs(max_n=150, multigraph=False), data=st.data())
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_blocks_of_consecutive_sources_push_their_first_level(G, data, device, monkeypatch):
+    """Sources that are a run of consecutive vertices (a Dask chunk's) get level 1 by the push, any
+    other order or gap by a product; the sums equal the BFS distances over those sources either way."""
+    n = len(G)
+    a = data.draw(st.integers(0, max(0, n - 1)))
+    b = data.draw(st.integers(min(a + 1, n), n))
+    order = data.draw(st.sampled_from(["run", "reversed", "gapped"]))
+    direction = data.draw(st.sampled_from(["in", "out"]))
+    src = {"run": np.arange(a, b), "reversed": np.arange(a, b)[::-1], "gapped": np.arange(a, b, 2)}[order]
+    pushed = []
+    real = distances._first_level
+    monkeypatch.setattr(distances, "_first_level", lambda A, vis, out, v0, m, W, d: pushed.append((v0, m)) or
+                        real(A, vis, out, v0, m, W, d))
+    monkeypatch.setattr(distances, "block_words", lambda A, total_words: 1)  # blocks of 64 sources
+    M = spla.Matrix.from_networkx(G, device=device)
+    with spla.tuning.override(paths_for_distances=False):
+        dist, reach, harm = distances.distance_sums(M, direction=direction, harmonic=True,
+                                                    sources=M.xp.asarray(src.astype(np.int64)))
+    nodes = list(G)
+    H = G if direction == "in" or not G.is_directed() else G.reverse()
+    want = np.zeros((3, n))
+    for s in src:  # "in": the sums over the sources s at each t; "out": over the targets s from each v
+        for t, d in nx.single_source_shortest_path_length(H, nodes[s]).items():
+            want[:, nodes.index(t)] += (d, 1, 1 / d if d else 0.0)
+    np.testing.assert_array_equal(spla.device.to_numpy(dist), want[0])
+    np.testing.assert_array_equal(spla.device.to_numpy(reach), want[1])
+    np.testing.assert_allclose(spla.device.to_numpy(harm), want[2], rtol=RTOL)
+    blocks = [src[i:i + 64] for i in range(0, len(src), 64)]
+    runs = [(int(blk[0]), len(blk)) for blk in blocks if len(blk) == 1 or np.all(np.diff(blk) == 1)]
+    assert pushed == runs and (order != "run" or len(runs) == len(blocks))
+
+
 # ----------------------------------------------------------------------------- small cases
 def test_tiny_graphs(device):
     for cls in (nx.Graph, nx.DiGraph):
