@@ -90,6 +90,13 @@ def _fraction(x):
 _fraction.says = "a number in [0, 1]"
 
 
+def _percentile(x):
+    return _is_real(x) and 0 <= x <= 100
+
+
+_percentile.says = "a number in [0, 100]"
+
+
 def _segs(x):
     return isinstance(x, tuple) and len(x) > 0 and all(_multiple_of_16(v) for v in x)
 
@@ -204,6 +211,12 @@ class Tuning:
     sssp_max_batch: int = _tunable(4096, _positive_int, "most sources in a block of the GPU's weighted searches")
     sssp_rounds_per_read: int = _tunable(8, _positive_int,
                                          "rounds of the GPU's weighted searches recorded as one CUDA graph")
+    sssp_max_replays: int = _tunable(8, _positive_int,
+                                     "most replays of a weighted search's recorded rounds between two reads of its "
+                                     "state (1, 2, 4, ... up to this)")
+    sssp_lanes_percentile: float = _tunable(99.0, _percentile,
+                                            "the out-degree percentile whose frontier_group rule sets the lanes per "
+                                            "listed entry of the GPU's weighted searches")
 
     # ---- kernel choice (the scale-free metric and its exceptions)
     vector_scf: float = _tunable(1000.0, _non_negative, "scale-free metric from which one-vector products use veCSC")

@@ -19,32 +19,12 @@
 //   matrix's index type; DIVIDE and FEED (pull), as spla_frontier_pull says.
 // Host guarantees: the queue holds every entry a traversal can reach (n*k); count[d+1] and top[d]
 //   are zero before level d's push.
-//   NVRTC compiles the file as it is: no #include, no standard library.
+//   NVRTC compiles the text with lists.cuh inlined (spla/backends/cuda_source.py): no system #include.
 
 #ifndef SPLA_FRONTIER_CUH
 #define SPLA_FRONTIER_CUH
 
-// The group of G lanes (G a power of two <= 32) that owns frontier entry i of a grid-stride walk;
-// the loop bound is group-uniform.
-#define SPLA_FRONTIER_GROUPS(G) (((long long)gridDim.x * blockDim.x) / (G))
-#define SPLA_FRONTIER_FIRST(G) (((long long)blockIdx.x * blockDim.x + threadIdx.x) / (G))
-
-// Appends r to out[] at a position taken from *count, one atomicAdd per set of lanes that append
-// together (warp-aggregated).  Positions beyond cap are never written; spla.frontier sizes the
-// queue for every entry a traversal can reach (n*k), so none is dropped.
-template <class Q>
-__device__ __forceinline__ void spla_frontier_append(Q r, Q* __restrict__ out, unsigned long long* count,
-                                                     unsigned long long cap)
-{
-    const unsigned int active = __activemask();
-    const unsigned int lane = threadIdx.x & 31u;
-    const int leader = __ffs(active) - 1;
-    const unsigned int rank = __popc(active & ((1u << lane) - 1u));
-    unsigned long long base = 0;
-    if ((int)lane == leader) base = atomicAdd(count, (unsigned long long)__popc(active));
-    base = __shfl_sync(active, base, leader);
-    if (base + rank < cap) out[base + rank] = r;
-}
+#include "lists.cuh"  // SPLA_LIST_GROUPS / SPLA_LIST_FIRST, spla_list_append (sized for n*k entries)
 
 // The queue's bookkeeping, all on the device so that the host can enqueue levels without reading
 // anything back: level d's entries are queue[start[d] : start[d] + count[d]].  A push of level d
@@ -82,7 +62,7 @@ __global__ void spla_frontier_push(const I* __restrict__ colptr, const I* __rest
     const Q* __restrict__ frontier = queue + lo;
     Q* __restrict__ out = queue + base;
     double best = 0.0;
-    for (long long i = SPLA_FRONTIER_FIRST(G); i < nf; i += SPLA_FRONTIER_GROUPS(G)) {
+    for (long long i = SPLA_LIST_FIRST(G); i < nf; i += SPLA_LIST_GROUPS(G)) {
         const Q q = frontier[i];
         const long long v = (long long)(q / (Q)k);
         const long long s = (long long)q - v * k;
@@ -97,7 +77,7 @@ __global__ void spla_frontier_push(const I* __restrict__ colptr, const I* __rest
                 l = __longlong_as_double((long long)was);
                 if (was == unreached) {
                     l = next;
-                    spla_frontier_append<Q>((Q)r, out, count + depth + 1, cap - base);
+                    spla_list_append<Q>((Q)r, out, count + depth + 1, cap - base);
                 }
             }
             if (l == next) atomicAdd(block + 2 * r, x);
@@ -135,7 +115,7 @@ __global__ void spla_frontier_pull(const I* __restrict__ colptr, const I* __rest
     const double child = (double)(depth + 1);
     const Q* __restrict__ frontier = queue + start[depth];
     const long long nf = (long long)count[depth];
-    for (long long i = SPLA_FRONTIER_FIRST(G); i < nf; i += SPLA_FRONTIER_GROUPS(G)) {
+    for (long long i = SPLA_LIST_FIRST(G); i < nf; i += SPLA_LIST_GROUPS(G)) {
         const Q q = frontier[i];
         const long long v = (long long)(q / (Q)k);
         const long long s = (long long)q - v * k;

@@ -44,13 +44,12 @@
 //   row, and walks the vertex's in-arcs for each source it owns.
 // Host guarantees: launched with blockDim.x a multiple of 32; every list buffer holds n*k entries
 //   (an entry is in a list at most once); every array as above, on one device.
-//   NVRTC compiles the file as it is: no #include, no standard library.
+//   NVRTC compiles the text with lists.cuh inlined (spla/backends/cuda_source.py): no system #include.
 
 #ifndef SPLA_SSSP_CUH
 #define SPLA_SSSP_CUH
 
-#define SPLA_SSSP_GROUPS(G) (((long long)gridDim.x * blockDim.x) / (G))
-#define SPLA_SSSP_FIRST(G) (((long long)blockIdx.x * blockDim.x + threadIdx.x) / (G))
+#include "lists.cuh"  // SPLA_LIST_GROUPS / SPLA_LIST_FIRST, spla_list_append
 
 // Slots of the control array ctl (spla/backends/gpu/sssp.py names them alike).
 #define SPLA_SSSP_IN 0        // length of the round's list
@@ -103,6 +102,25 @@ __device__ __forceinline__ void spla_sssp_next_round(volatile unsigned long long
     c[SPLA_SSSP_ARRIVED] = 0;
 }
 
+// The round's list (buffer SEL & 3, nlist entries) and the buffer it appends to (SEL >> 2 & 3).
+template <class Q>
+__device__ __forceinline__ void spla_sssp_lists(const unsigned long long* ctl, Q* b0, Q* b1, Q* b2,
+                                                const Q*& list, Q*& next, long long& nlist)
+{
+    const unsigned long long sel = ctl[SPLA_SSSP_SEL];
+    list = spla_sssp_buffer<Q>(b0, b1, b2, sel & 3ull);
+    next = spla_sssp_buffer<Q>(b0, b1, b2, (sel >> 2) & 3ull);
+    nlist = (long long)ctl[SPLA_SSSP_IN];
+}
+
+// The vertex v and source s of the flat entry q = v*k + s.
+template <class Q>
+__device__ __forceinline__ void spla_sssp_entry(Q q, long long k, long long& v, long long& s)
+{
+    v = (long long)(q / (Q)k);
+    s = (long long)q - v * k;
+}
+
 // Length of arc p (1 when UNIT).
 template <bool UNIT>
 __device__ __forceinline__ double spla_sssp_len(const double* __restrict__ len, long long p)
@@ -114,28 +132,12 @@ __device__ __forceinline__ double spla_sssp_len(const double* __restrict__ len, 
 __device__ __forceinline__ double spla_sssp_vol(const double* p) { return *((const volatile double*)p); }
 __device__ __forceinline__ int spla_sssp_vol(const int* p) { return *((const volatile int*)p); }
 
-// Appends r to out[] at a position taken from *count (one atomicAdd per set of lanes that append
-// together); never past cap.
-template <class Q>
-__device__ __forceinline__ void spla_sssp_append(Q r, Q* __restrict__ out, unsigned long long* count,
-                                                 unsigned long long cap)
-{
-    const unsigned int active = __activemask();
-    const unsigned int lane = threadIdx.x & 31u;
-    const int leader = __ffs(active) - 1;
-    const unsigned int rank = __popc(active & ((1u << lane) - 1u));
-    unsigned long long base = 0;
-    if ((int)lane == leader) base = atomicAdd(count, (unsigned long long)__popc(active));
-    base = __shfl_sync(active, base, leader);
-    if (base + rank < cap) out[base + rank] = r;
-}
-
 // Lists entry r in the list tagged `tag` unless it is there already.
 template <class Q>
 __device__ __forceinline__ void spla_sssp_list(Q r, int* mark, int tag, Q* __restrict__ out,
                                                unsigned long long* count, unsigned long long cap)
 {
-    if (spla_sssp_vol(mark + r) != tag && atomicExch(mark + r, tag) != tag) spla_sssp_append<Q>(r, out, count, cap);
+    if (spla_sssp_vol(mark + r) != tag && atomicExch(mark + r, tag) != tag) spla_list_append<Q>(r, out, count, cap);
 }
 
 // Whether the tight arc u -> v (u != v and d(u) + w == d(v), checked by the caller) is a DAG arc.
@@ -199,20 +201,20 @@ __global__ void spla_sssp_relax(const I* __restrict__ ocolptr, const I* __restri
 {
     if (ctl[SPLA_SSSP_DONE]) return;
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const unsigned long long sel = ctl[SPLA_SSSP_SEL];
-    const Q* __restrict__ list = spla_sssp_buffer<Q>(b0, b1, b2, sel & 3ull);
-    Q* __restrict__ next = spla_sssp_buffer<Q>(b0, b1, b2, (sel >> 2) & 3ull);
-    Q* __restrict__ far = spla_sssp_buffer<Q>(b0, b1, b2, (sel >> 4) & 3ull);
-    const long long nlist = (long long)ctl[SPLA_SSSP_IN];
+    const Q* list;
+    Q* next;
+    long long nlist;
+    spla_sssp_lists<Q>(ctl, b0, b1, b2, list, next, nlist);
+    Q* __restrict__ far = spla_sssp_buffer<Q>(b0, b1, b2, (ctl[SPLA_SSSP_SEL] >> 4) & 3ull);
     const double bound = __longlong_as_double((long long)ctl[SPLA_SSSP_BOUND]);
     const int tag = (int)ctl[SPLA_SSSP_T], far_tag = (int)ctl[SPLA_SSSP_FAR_TAG];
     unsigned long long* next_count = ctl + SPLA_SSSP_OUT;
     unsigned long long* far_count = ctl + SPLA_SSSP_FAR;
     unsigned long long* far_min = ctl + SPLA_SSSP_FAR_MIN;
-    for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
+    for (long long i = SPLA_LIST_FIRST(G); i < nlist; i += SPLA_LIST_GROUPS(G)) {
         const Q q = list[i];
-        const long long v = (long long)(q / (Q)k);
-        const long long s = (long long)q - v * k;
+        long long v, s;
+        spla_sssp_entry<Q>(q, k, v, s);
         const double dv = spla_sssp_vol(dist + q);
         if (!(dv < bound)) {
             if (g == 0) {
@@ -257,23 +259,23 @@ __global__ void spla_sssp_hops(const I* __restrict__ ocolptr, const I* __restric
 {
     if (ctl[SPLA_SSSP_DONE]) return;
     const int g = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const unsigned long long sel = ctl[SPLA_SSSP_SEL];
-    const Q* __restrict__ list = spla_sssp_buffer<Q>(b0, b1, b1, sel & 3ull);
-    Q* __restrict__ next = spla_sssp_buffer<Q>(b0, b1, b1, (sel >> 2) & 3ull);
+    const Q* list;
+    Q* next;
+    long long nlist;
+    spla_sssp_lists<Q>(ctl, b0, b1, b1, list, next, nlist);
     unsigned long long* next_count = ctl + SPLA_SSSP_OUT;
-    const long long nlist = (long long)ctl[SPLA_SSSP_IN];
     const int t = (int)ctl[SPLA_SSSP_T];
-    for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
+    for (long long i = SPLA_LIST_FIRST(G); i < nlist; i += SPLA_LIST_GROUPS(G)) {
         const Q q = list[i];
-        const long long v = (long long)(q / (Q)k);
-        const long long s = (long long)q - v * k;
+        long long v, s;
+        spla_sssp_entry<Q>(q, k, v, s);
         const double dv = dist[q];
         const long long end = (long long)ocolptr[v + 1];
         for (long long p = (long long)ocolptr[v] + g; p < end; p += G) {
             const long long w = (long long)__ldg(orowidx + p);
             const long long r = w * k + s;
             if (w != v && spla_sssp_vol(hops + r) == -1 && __dadd_rn(dv, spla_sssp_len<UNIT>(olen, p)) == dist[r]) {
-                if (atomicCAS(hops + r, -1, t + 1) == -1) spla_sssp_append<Q>((Q)r, next, next_count, cap);
+                if (atomicCAS(hops + r, -1, t + 1) == -1) spla_list_append<Q>((Q)r, next, next_count, cap);
             }
         }
     }
@@ -292,7 +294,7 @@ __global__ void spla_sssp_dag_count(const I* __restrict__ icolptr, const I* __re
                                     int* __restrict__ dag)
 {
     const int sub = (int)(threadIdx.x & (unsigned int)(G - 1));
-    for (long long w = SPLA_SSSP_FIRST(G); w < n; w += SPLA_SSSP_GROUPS(G)) {
+    for (long long w = SPLA_LIST_FIRST(G); w < n; w += SPLA_LIST_GROUPS(G)) {
         const long long a0 = (long long)icolptr[w], a1 = (long long)icolptr[w + 1];
         for (long long s = sub; s < k; s += G) {
             const long long r = w * k + s;
@@ -344,10 +346,10 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
     const Q* __restrict__ list = queue + lo;
     Q* __restrict__ next = queue + base;
     double best = 0.0;
-    for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
+    for (long long i = SPLA_LIST_FIRST(G); i < nlist; i += SPLA_LIST_GROUPS(G)) {
         const Q q = list[i];
-        const long long v = (long long)(q / (Q)k);
-        const long long s = (long long)q - v * k;
+        long long v, s;
+        spla_sssp_entry<Q>(q, k, v, s);
         const double dv = dist[q];
         const int hv = hops[q];
         const double sv = sigma[q];
@@ -360,7 +362,7 @@ __global__ void spla_sssp_sigma(const I* __restrict__ ocolptr, const I* __restri
             const double dw = dist[r];
             if (__dadd_rn(dv, spla_sssp_len<UNIT>(olen, p)) == dw && spla_sssp_dag_order(dv, dw, hv, hops[r])) {
                 atomicAdd(sigma + r, sv);
-                if (atomicSub(dag + r, 1) == 1) spla_sssp_append<Q>((Q)r, next, levels + t + 1, cap - base);
+                if (atomicSub(dag + r, 1) == 1) spla_list_append<Q>((Q)r, next, levels + t + 1, cap - base);
             }
         }
     }
@@ -400,10 +402,10 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
     const long long nlist = (long long)levels[t];
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (lane & ~(unsigned int)(G - 1)));
-    for (long long i = SPLA_SSSP_FIRST(G); i < nlist; i += SPLA_SSSP_GROUPS(G)) {
+    for (long long i = SPLA_LIST_FIRST(G); i < nlist; i += SPLA_LIST_GROUPS(G)) {
         const Q q = list[i];
-        const long long v = (long long)(q / (Q)k);
-        const long long s = (long long)q - v * k;
+        long long v, s;
+        spla_sssp_entry<Q>(q, k, v, s);
         const double dv = dist[q];
         const int hv = hops[q];
         const int ev = scale != nullptr ? scale[q] : 0;
@@ -449,7 +451,7 @@ __global__ void spla_sssp_arc_sums(const I* __restrict__ icolptr, const I* __res
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (lane & ~(unsigned int)(G - 1)));
     // the loop bounds depend on the group only, so every shuffle below sees the whole group
-    for (long long w = SPLA_SSSP_FIRST(G); w < n; w += SPLA_SSSP_GROUPS(G)) {
+    for (long long w = SPLA_LIST_FIRST(G); w < n; w += SPLA_LIST_GROUPS(G)) {
         const long long a0 = (long long)icolptr[w], a1 = (long long)icolptr[w + 1];
         for (long long p = a0; p < a1; ++p) {
             const long long u = (long long)__ldg(irowidx + p);

@@ -20,9 +20,9 @@ phases of ``spla/kernels/sssp.cuh``, each a sequence of rounds over a list of en
 previous round built on the device.  A phase's state (list lengths, which buffer is the list, the
 level, the bucket's bound) lives in a device control array that each round's last block sets for
 the next, so every round of a phase is the same launch: the host records ``sssp_rounds_per_read``
-of them once as a CUDA graph (:class:`_Rounds`) and replays it, reading the control array after
-each replay, then after 2, 4, ... up to ``MAX_REPLAYS`` replays; a round past the end finds the
-phase done and returns:
+of them once as a CUDA graph (a :class:`spla.Replay` step, :func:`_rounds`) and replays it, reading
+the control array after each replay, then after 2, 4, ... up to ``sssp_max_replays`` replays (both
+in ``spla.tuning``); a round past the end finds the phase done and returns:
 
 1. distances (``spla_sssp_relax``): Bellman-Ford with an active-entry frontier, each round relaxing
    the out-arcs of the entries whose d changed, with atomicMin on the float64 bits; with a finite
@@ -65,6 +65,7 @@ from ... import tuning as _tuning
 from ...device import HostCopy, any_true, gpu_index, to_numpy
 from ...errors import KernelUnavailable
 from ...matrix import declare_cache
+from ...replay import Replay
 from ...weights import check_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
@@ -90,8 +91,6 @@ _UINT64_INF = np.array(np.inf).view(np.uint64).item()
 #: the control array's slots (SPLA_SSSP_* in spla/kernels/sssp.cuh)
 IN, OUT, SEL, DONE, ARRIVED, T, ROUNDS, LISTED, FAR, FAR_MIN, FAR_TAG, BOUND, WIDTH = range(13)
 SLOTS = 13
-#: the most replays of a phase's recorded rounds between two reads of its control array
-MAX_REPLAYS = 8
 
 #: a sweep of Kahn's levels whose largest σ passes RESCALE_ABOVE rescales every source whose open σ
 #: (partial sums and the next level) pass RESCALE_TO into [0.5, 1) (float64 reaches 2^1024)
@@ -139,12 +138,18 @@ class _Arcs:
         self.olen = one if self.unit else check_lengths(At)
         self.mean_length = 1.0 if self.unit else (float(ilen.mean()) if ilen.size else 0.0)
         self.index_dtype = idx
+        self.device = A.device
         self.device_id = cp.cuda.Device().id
         self.grid_cap = resident_blocks(self.device_id)
         self.max_in_degree = int(cp.diff(self.icolptr).max()) if self.n else 0
-        # the out-degree below which 99% of the vertices lie: a round waits for its longest entry
-        out_degree = cp.diff(self.ocolptr)
-        self.tail_out_degree = float(cp.percentile(out_degree, TAIL_PERCENTILE)) if self.n else 0.0
+        self._out_degree = cp.diff(self.ocolptr)
+        self._tails = {}
+
+    def tail_out_degree(self, q):
+        """The out-degree below which q% of the vertices lie (0 on an empty graph)."""
+        if q not in self._tails:
+            self._tails[q] = float(load_cupy().percentile(self._out_degree, q)) if self.n else 0.0
+        return self._tails[q]
 
 
 class _Block:
@@ -158,9 +163,12 @@ class _Block:
         self.size = S.n * self.k
         self.flat = flat_dtype(S.n, self.k)
         self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
-        self.G = entry_lanes(S.tail_out_degree)  # lanes per listed entry
+        t = _tuning.current()
+        # a round waits for its longest entry: lanes from the tail of the out-degrees
+        self.G = entry_lanes(S.tail_out_degree(t.sssp_lanes_percentile), t)  # lanes per listed entry
         self.Gs = group_lanes(self.k)  # lanes per vertex of the vertex kernels
-        self.R = _tuning.current().sssp_rounds_per_read
+        self.R = t.sssp_rounds_per_read
+        self.max_replays = t.sssp_max_replays
         self.stats = {}  # the distance search's rounds, buckets and relaxed entries (probes read them)
 
     def entries(self):
@@ -191,14 +199,10 @@ def _arcs(A):
     return A.cached(SETUP_KEY, lambda: _Arcs(A))
 
 
-#: the percentile of the out-degrees that sets the lanes per listed entry (:func:`entry_lanes`)
-TAIL_PERCENTILE = 99
-
-
 def entry_lanes(tail_degree, t=None):
     """Lanes per listed entry of the list kernels: the frontiers' rule (a power of two at most a
-    quarter of the degree, in [1, 32]; the tuning's frontier_group overrides) applied to the 99th
-    percentile of the out-degrees instead of their mean.  A round ends with its longest entry, so a
+    quarter of the degree, in [1, 32]; the tuning's frontier_group overrides) applied to a high
+    percentile of the out-degrees (``sssp_lanes_percentile``) instead of their mean.  A round ends with its longest entry, so a
     hub walked by one lane holds up every other; docs/decisions/tuning.md, "frontier_group", has
     the measurement."""
     return frontier_group(tail_degree, t)
@@ -235,55 +239,32 @@ def _control(first=0, sel=0, t=0, width=math.inf):
     return c
 
 
-class _Rounds:
+def _rounds(B, key, lanes, args, count):
     """``count`` launches of one round kernel with the same arguments (its rounds read what changes
-    from the control array), recorded once as a CUDA graph and replayed, so that a round costs the
-    host a fraction of a launch; issued one by one where CuPy cannot record."""
+    from the control array), as one :class:`spla.Replay` step: recorded once as a CUDA graph and
+    replayed, so that a round costs the host a fraction of a launch."""
+    def step():
+        for _ in range(count):
+            B.launch(key, None, lanes, args)
+    return Replay(step, B.S.device, name=f"weighted {key} rounds")
 
-    def __init__(self, B, key, lanes, args, count):
-        self.B, self.key, self.lanes, self.args, self.count = B, key, lanes, args, int(count)
-        self.graph = None
-        Stream = getattr(B.cp.cuda, "Stream", None)  # None: NumPy standing in for CuPy (tests)
-        if Stream is None:
-            return
-        stream = Stream(non_blocking=True)
-        graph = None
-        try:
-            with stream:
-                stream.begin_capture()
-                try:
-                    self._issue()
-                finally:
-                    graph = stream.end_capture()
-        except Exception as exc:  # nothing ran: a failed capture discards its launches
-            log.debug("gpu sssp: cannot record the %s rounds (%s: %s); launching them one by one", key,
-                      type(exc).__name__, exc)
-            return
-        self.graph, self.stream = graph, stream
 
-    def _issue(self):
-        for _ in range(self.count):
-            self.B.launch(self.key, None, self.lanes, self.args)
-
-    def __call__(self, times=1):
-        for _ in range(times):
-            if self.graph is None:
-                self._issue()
-            else:
-                self.graph.launch(stream=self.B.cp.cuda.get_current_stream())
+def _replay(step, times):
+    for _ in range(times):
+        step()
 
 
 def _until_done(B, key, lanes, args, ctl):
     """Replay the phase's rounds until its control array says done; the array, on the host."""
-    rounds = _Rounds(B, key, lanes, args, B.R)
+    rounds = _rounds(B, key, lanes, args, B.R)
     host = HostCopy(ctl)
     times = 1
     while True:
-        rounds(times)
+        _replay(rounds, times)
         c = host.read()
         if c[DONE]:
             return c.copy()
-        times = min(2 * times, MAX_REPLAYS)
+        times = min(2 * times, B.max_replays)
 
 
 def _distances(B):
@@ -337,7 +318,9 @@ def _sigma(B, dist, hops):
     first = B.entries()
     queue = B.buffer(first)  # each reached entry enters exactly one level
     room = max(2 * R, 64)
-    start, levels, top = (cp.zeros(room, dtype=d) for d in (np.int64, np.uint64, np.uint64))
+    # the levels' lengths and largest σ side by side, so that one read after a replay gets both
+    start, book = cp.zeros(room, dtype=np.int64), cp.zeros((2, room), dtype=np.uint64)
+    levels, top = book
     levels[0:1] = first.size
     ctl = cp.asarray(_control(t=0))  # T: the level the next round sweeps
     events = []  # (first level of a scale, per-source exponents)
@@ -345,20 +328,22 @@ def _sigma(B, dist, hops):
     while True:
         if t + R + 1 >= room:  # room for R more levels and the one they start
             grown = 2 * (t + R + 1)
-            start, levels, top = (cp.concatenate([a, cp.zeros(grown - room, dtype=a.dtype)])
-                                  for a in (start, levels, top))
+            start = cp.concatenate([start, cp.zeros(grown - room, dtype=start.dtype)])
+            book = cp.concatenate([book, cp.zeros((2, grown - room), dtype=book.dtype)], axis=1)
+            levels, top = book
             room, rounds = grown, None
         if rounds is None:
             # σ(w) += σ(v) over the DAG arcs out of level t; dag(w) -= 1; w joins level t + 1 at 0
-            rounds = _Rounds(B, "sigma", B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels,
+            rounds = _rounds(B, "sigma", B.G, (S.ocolptr, S.orowidx, S.olen, queue, np.uint64(B.size), start, levels,
                                                top, i64(k), i32(B.G), dist, hops, dag, sigma, ctl), R)
         rounds()
         t += R
-        got = to_numpy(levels[t - R + 1:t + 1])
+        seen = to_numpy(book[:, t - R:t + 1])  # levels t - R .. t: their lengths and largest σ
+        got = seen[0, 1:]
         if not got.all():
             depth = t - R + int(np.argmin(got != 0))  # the last level with entries
             break
-        if (to_numpy(top[t - R:t]).view(np.float64) > RESCALE_ABOVE).any():
+        if (seen[1, :-1].view(np.float64) > RESCALE_ABOVE).any():
             e = _rescale(cp, sigma, dag, queue, int(to_numpy(start[t:t + 1])[0]), int(got[-1]))
             if e is not None:
                 events.append((t, e))
@@ -405,9 +390,9 @@ def _delta(B, dist, hops, sigma, lists, scale):
     ctl = cp.asarray(_control(t=depth))  # T: the level the next round sweeps, depth down to 0
     R = max(1, min(B.R, depth + 1))
     # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t, t = depth .. 0     (a pull over out-arcs)
-    rounds = _Rounds(B, "delta", B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int64(k),
+    rounds = _rounds(B, "delta", B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int64(k),
                                        np.int32(B.G), dist, hops, sigma, _null(scale), delta, ctl), R)
-    rounds(-(-(depth + 1) // R))
+    _replay(rounds, -(-(depth + 1) // R))
     return delta
 
 
