@@ -16,8 +16,9 @@ algorithm rescales it exactly as its single-device call does:
    matrix's cache (:func:`scattered`), so a later call on the same Matrix and client sends nothing:
    the workers hold the graph while the Matrix lives (``M.drop_cached("cluster_scatter")`` lets it
    go); each worker moves it to its own device once (cached on the worker's copy);
-3. S is cut, in its order, into about ``cluster_chunks_per_worker`` chunks per worker (tunables in
-   ``spla.tuning``; at least ``cluster_min_chunk`` sources, whole 64-source words); a sampled S
+3. S is cut, in its order, into chunks (:func:`chunks`): about ``cluster_chunks_per_worker`` full
+   chunks per worker, then a tail of shrinking chunks so that the workers finish together (tunables
+   in ``spla.tuning``; at least ``cluster_min_chunk`` sources, whole 64-source words); a sampled S
    (betweenness' ``k``) is cut the same way, so the sample is the single-device call's;
 4. one task per chunk runs the algorithm's own single-device code (the ``chunk`` function the algorithm
    gives) on its worker's device, and returns the chunk's partial sum on the host;
@@ -109,13 +110,28 @@ def probe(client) -> dict:
 
 
 def chunks(sources: np.ndarray, workers: int) -> list:
-    """``sources`` cut, in order, into about ``cluster_chunks_per_worker`` chunks per worker, each of at
-    least ``cluster_min_chunk`` sources rounded up to whole 64-source words."""
+    """``sources`` cut, in order, into chunks for ``workers`` workers (guided self-scheduling).
+
+    Full chunks, a ``cluster_chunks_per_worker``-th of a worker's share each, while the sources left
+    fill at least two per worker; then each chunk takes a (2 · workers)-th of what is left, down to a
+    ``cluster_tail_shrink``-th of a full chunk.  Equal chunks would leave a worker that got one more than
+    the others running alone for a whole chunk at the end; the shrinking tail bounds that wait by the
+    smallest chunk.  One worker has no one to wait for and gets full chunks only.  Every chunk is at
+    least ``cluster_min_chunk`` sources, rounded up to whole 64-source words (the last one excepted)."""
     t = spla.tuning.current()
     nsrc = len(sources)
-    size = max(-(-nsrc // max(1, t.cluster_chunks_per_worker * workers)), t.cluster_min_chunk)
-    size = 64 * -(-size // 64)
-    return [sources[lo:lo + size] for lo in range(0, nsrc, size)]
+
+    def words(x):
+        return 64 * -(-x // 64)
+
+    full = words(max(-(-nsrc // max(1, t.cluster_chunks_per_worker * workers)), t.cluster_min_chunk))
+    least = full if workers < 2 else words(max(full // t.cluster_tail_shrink, t.cluster_min_chunk))
+    parts, lo = [], 0
+    while lo < nsrc:
+        size = min(full, max(least, words(-(-(nsrc - lo) // (2 * workers)))))
+        parts.append(sources[lo:lo + size])
+        lo += size
+    return parts
 
 
 def add(a, b):

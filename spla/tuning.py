@@ -264,9 +264,12 @@ class Tuning:
 
     # ---- algorithms: all-sources measures over a Dask cluster (spla.algorithms.cluster)
     cluster_chunks_per_worker: int = _tunable(8, _positive_int,
-                                              "source chunks per Dask worker of a client= call (load balance, and "
-                                              "what a lost worker costs); each chunk at least cluster_min_chunk "
-                                              "sources")
+                                              "full source chunks per Dask worker of a client= call (load "
+                                              "balance, and what a lost worker costs), before the shrinking tail; "
+                                              "each chunk at least cluster_min_chunk sources")
+    cluster_tail_shrink: int = _tunable(8, _positive_int,
+                                        "the last chunks of a client= call shrink down to a full chunk over this, "
+                                        "so that the workers finish together")
     cluster_min_chunk: int = _tunable(256, _positive_int,
                                       "fewest sources of a chunk of a client= call (rounded up to whole 64-source "
                                       "words)")

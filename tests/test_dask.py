@@ -22,6 +22,8 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spla
 from spla.algorithms import (betweenness_centrality, closeness_centrality, edge_betweenness_centrality,
@@ -264,6 +266,32 @@ def test_workers_without_spla_are_refused_naming_the_fix():
 def test_a_client_is_checked_at_the_door():
     with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
         betweenness_centrality(GRAPHS["undirected"], client="tcp://127.0.0.1:8786")
+
+
+@given(nsrc=st.integers(0, 200_000), workers=st.integers(1, 16), per_worker=st.integers(1, 16),
+       shrink=st.integers(1, 16), least=st.integers(1, 4096))
+@settings(max_examples=200, deadline=None)
+def test_chunks_cover_the_sources_in_order_and_shrink_at_the_end(nsrc, workers, per_worker, shrink, least):
+    """Full chunks while the sources left fill two per worker, then each a (2 · workers)-th of what is left,
+    never below a full one over ``cluster_tail_shrink``; whole words, at least ``cluster_min_chunk``."""
+    src = np.arange(nsrc) * 3
+    with spla.tuning.override(cluster_chunks_per_worker=per_worker, cluster_tail_shrink=shrink,
+                              cluster_min_chunk=least):
+        parts = cluster.chunks(src, workers)
+    np.testing.assert_array_equal(np.concatenate(parts) if parts else src, src)
+    sizes = [len(p) for p in parts]
+    words = lambda x: 64 * -(-x // 64)  # noqa: E731
+    full = words(max(-(-nsrc // (per_worker * workers)), least))
+    floor = full if workers == 1 else words(max(full // shrink, least))
+    left = nsrc
+    for size in sizes[:-1]:
+        assert size % 64 == 0 and floor <= size <= full
+        assert size == full if left >= 2 * workers * full else size == max(floor, words(-(-left // (2 * workers))))
+        left -= size
+    assert all(a >= b for a, b in zip(sizes, sizes[1:]))
+    assert 0 < left <= full if nsrc else not sizes
+    # the tail adds at most ~2 · workers · ln(2 · shrink) + 2 · workers chunks to the full ones
+    assert len(sizes) <= -(-nsrc // full) + 2 * workers * (1 + int(np.log(2 * shrink) + 1)) if nsrc else True
 
 
 def _oom_above(limit):
