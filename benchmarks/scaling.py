@@ -61,6 +61,8 @@ MEASURES = ("bc", "closeness", "harmonic", "distance-sum", "edge-bc")
 #: largest slowdown
 TARGETS = {2: 1.9, 4: 3.7}
 ONE_WORKER_SLACK = 0.05
+#: the plain single-GPU call's wall seconds that make a graph large enough to show the scaling (issue #36)
+PLAIN_SECONDS = (60, 300)
 
 
 def log(msg: str) -> None:
@@ -152,6 +154,23 @@ def warm(fn_key, A, k, small, **kw):
         fn(small, **base, **kw)
 
 
+def chunk_load(tasks) -> dict:
+    """How the chunks fell, from a Dask task stream's records (all the timed calls): ``by_worker``,
+    [chunks, seconds computing them] of each worker; ``chunks``, [chunk index, worker index, seconds]
+    of each chunk in the order they ran."""
+    workers, chunks = {}, []
+    for t in sorted(tasks, key=lambda t: min((ss["start"] for ss in t.get("startstops", ())), default=0.0)):
+        key = str(t.get("key", ""))
+        if not key.startswith("spla-chunk"):
+            continue
+        busy = sum(ss["stop"] - ss["start"] for ss in t.get("startstops", ()) if ss.get("action") == "compute")
+        w = workers.setdefault(t["worker"], len(workers))
+        chunks.append([int(key.rsplit("-", 1)[1]), w, round(busy, 4)])
+    by_worker = [[sum(1 for c in chunks if c[1] == w), sum(c[2] for c in chunks if c[1] == w)]
+                 for w in range(len(workers))]
+    return {"by_worker": by_worker, "chunks": chunks}
+
+
 def rel_diff(got, want) -> float:
     scale = max(float(np.abs(want).max(initial=0.0)), 1e-300)
     return float(np.max(np.abs(got - want), initial=0.0) / scale)
@@ -204,6 +223,8 @@ def run(opts) -> dict:
     if gpu:  # the blocks this process's pool keeps would leave worker 0's GPU less free memory than the others'
         spla.memory.release(device)
     for w in workers:
+        import distributed
+
         lc, client = start_cluster(w, opts.device)
         try:
             t = time.perf_counter()
@@ -213,15 +234,18 @@ def run(opts) -> dict:
             for key in opts.measures:
                 fn, base, read = measure_function(key)
                 warm(key, A, opts.warm_sources * w, small, client=client)
-                answer, times, _ = wall(lambda: fn(A, client=client, **base), opts.repeat)
+                with distributed.get_task_stream(client) as stream:
+                    answer, times, _ = wall(lambda: fn(A, client=client, **base), opts.repeat)
                 plain = next(r for r in result["records"] if r["measure"] == key and r["config"] == "plain")
                 rec = {"measure": key, "config": f"dask-{w}", "workers": w, "wall_ms": times,
                        "median_wall_ms": statistics.median(times), "send_ms": send_ms,
                        "speedup": plain["median_wall_ms"] / statistics.median(times),
-                       "max_rel_diff": rel_diff(read(answer), answers[key])}
+                       "max_rel_diff": rel_diff(read(answer), answers[key]),
+                       "chunks_by_worker": chunk_load(stream.data)}
                 result["records"].append(rec)
                 log(f"{key}: {w} worker(s) {rec['median_wall_ms'] / 1e3:.2f} s, speedup {rec['speedup']:.2f}, "
-                    f"max rel diff {rec['max_rel_diff']:.2g}")
+                    f"max rel diff {rec['max_rel_diff']:.2g}; chunks and busy s by worker "
+                    f"{', '.join(f'{c} {b:.2f}' for c, b in rec['chunks_by_worker']['by_worker'])}")
                 save()
         finally:
             client.close()
@@ -234,16 +258,20 @@ def run(opts) -> dict:
 
 def markdown(result) -> str:
     """The table of one run: per measure and configuration, the median wall time and the speedup."""
-    lines = ["| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff | graph sent s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| measure | run | workers | median wall s | CUDA-event s | speedup vs plain | max rel diff | graph sent s | "
+             "chunks' s per worker |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in result["records"]:
         cuda = f"{r['cuda_median_ms'] / 1e3:.2f}" if r.get("cuda_median_ms") is not None else ""
         speed = f"{r['speedup']:.2f}x" if "speedup" in r else "1 (baseline)"
         diff = f"{r['max_rel_diff']:.1e}" if "max_rel_diff" in r else ""
         # runs before the graph stayed on the workers sent it in every timed call
         send = f"{r['send_ms'] / 1e3:.2f}" if "send_ms" in r else ("in the call" if "speedup" in r else "")
+        # the seconds each worker spent computing chunks, least to most (runs that recorded them)
+        busy = [b for _, b in (r.get("chunks_by_worker") or {}).get("by_worker", ())]
+        spread = f"{min(busy):.2f}-{max(busy):.2f}" if busy else ""
         lines.append(f"| {r['measure']} | {r['config']} | {r['workers']} | {r['median_wall_ms'] / 1e3:.2f} | {cuda} | "
-                     f"{speed} | {diff} | {send} |")
+                     f"{speed} | {diff} | {send} | {spread} |")
     return "\n".join(lines) + "\n"
 
 
@@ -255,9 +283,15 @@ def title(result) -> str:
 
 def headlines(result) -> list[dict]:
     """The run's claims against :data:`TARGETS`: speedups at 2 and 4 workers, the one-worker run
-    within :data:`ONE_WORKER_SLACK` of the plain call, and every answer within 1e-12."""
+    within :data:`ONE_WORKER_SLACK` of the plain call, and every answer within 1e-12; on GPUs, whether
+    the plain call's time is in :data:`PLAIN_SECONDS` (a graph large enough to show the scaling)."""
     out = []
     for r in result["records"]:
+        if r["config"] == "plain" and result.get("gpus"):
+            s = r["median_wall_ms"] / 1e3
+            out.append({"what": f"{r['measure']}, the plain call's time on one GPU (the graph's size)",
+                        "value": f"{s:.1f} s", "target": f"{PLAIN_SECONDS[0]}-{PLAIN_SECONDS[1]} s",
+                        "ok": PLAIN_SECONDS[0] <= s <= PLAIN_SECONDS[1]})
         if "speedup" not in r:
             continue
         what = f"{r['measure']}, {r['workers']} worker{'s' if r['workers'] != 1 else ''}"
@@ -286,7 +320,8 @@ def page_block(folder: Path = RESULTS_DIR, img: Path | None = None) -> str:
     parts = ["## Strong scaling over Dask\n",
              "`python -m benchmarks.scaling` (`benchmarks/scaling.py`): the plain single-GPU call against "
              "`client=` runs on `dask_cuda.LocalCUDACluster`s of 1, 2, 4, ... workers of one host, wall-clock "
-             "medians; speedup = plain over Dask.\n"]
+             "medians; speedup = plain over Dask; the chunks' seconds per worker (least-most, from Dask's task "
+             "stream) tell uneven chunks (a spread) from workers each slower than the plain call (no spread).\n"]
     for stem, result in runs:
         claims = headlines(result)
         missed = [c for c in claims if not c["ok"]]
