@@ -242,6 +242,33 @@ def reach_search(s, out_ptr, out_idx, in_ptr, in_idx, level, queue, scan_cost):
 
 
 @njit(cache=True, nogil=True)
+def add_distances(s, order, tail, d_of, outgoing, zero, ds, rs, hs):
+    """Add one search's distances to the sums: the search from s reached order[0:tail] (order[0] is s),
+    vertex v at distance d_of[v].  ``outgoing``: Σ d, the count (s included) and Σ_{d > 0} 1/d to
+    entry s of ds, rs, hs; else d, 1 and 1/d to each reached vertex's entries, and 1 to rs[s].  ``zero``
+    is 0 in ds's type (an integer for hop counts, a float for lengths)."""
+    if outgoing:
+        total, inverse = zero, 0.0
+        for qi in range(1, tail):
+            d = d_of[order[qi]]
+            total += d
+            if d > 0:
+                inverse += 1.0 / d
+        ds[s] += total
+        rs[s] += tail
+        hs[s] += inverse
+    else:
+        rs[s] += 1
+        for qi in range(1, tail):
+            w = order[qi]
+            d = d_of[w]
+            ds[w] += d
+            rs[w] += 1
+            if d > 0:
+                hs[w] += 1.0 / d
+
+
+@njit(cache=True, nogil=True)
 def distance_worker(t, workers, out_ptr, out_idx, in_ptr, in_idx, sources, scan_cost, outgoing, ws, dist, reach,
                     harm):
     """Worker t of ``workers``: the sources t, t + workers, ... into row t of the sums; per vertex
@@ -251,23 +278,7 @@ def distance_worker(t, workers, out_ptr, out_idx, in_ptr, in_idx, sources, scan_
     for i in range(t, sources.shape[0], workers):
         s = sources[i]
         tail = reach_search(s, out_ptr, out_idx, in_ptr, in_idx, level, queue, scan_cost)
-        if outgoing:
-            total, inverse = 0, 0.0
-            for qi in range(1, tail):
-                d = level[queue[qi]]
-                total += d
-                inverse += 1.0 / d
-            ds[s] += total
-            rs[s] += tail
-            hs[s] += inverse
-        else:
-            rs[s] += 1
-            for qi in range(1, tail):
-                w = queue[qi]
-                d = level[w]
-                ds[w] += d
-                rs[w] += 1
-                hs[w] += 1.0 / d
+        add_distances(s, queue, tail, level, outgoing, 0, ds, rs, hs)
         for qi in range(tail):
             level[queue[qi]] = -1
 

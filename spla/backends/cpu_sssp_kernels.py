@@ -24,6 +24,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .cpu_paths_kernels import add_distances
+
 #: a σ̃ that exceeds this is brought into [0.5, 1) and its power of two moved into ``ex``
 RESCALE_ABOVE = 2.0 ** 512
 POS, HEAP, ORDER, HOPS, PRED = 0, 1, 2, 3, 4
@@ -231,25 +233,7 @@ def distance_worker(t, workers, out_ptr, out_idx, out_len, in_ptr, in_idx, in_le
     for i in range(t, sources.shape[0], workers):
         s = sources[i]
         tail = search(s, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, False, ws[t], fs[t], ex[t], dag[t])
-        if outgoing:
-            total, inverse = 0.0, 0.0
-            for qi in range(1, tail):
-                d = d_of[order[qi]]
-                total += d
-                if d > 0.0:
-                    inverse += 1.0 / d
-            ds[s] += total
-            rs[s] += tail
-            hs[s] += inverse
-        else:
-            rs[s] += 1
-            for qi in range(1, tail):
-                w = order[qi]
-                d = d_of[w]
-                ds[w] += d
-                rs[w] += 1
-                if d > 0.0:
-                    hs[w] += 1.0 / d
+        add_distances(s, order, tail, d_of, outgoing, 0.0, ds, rs, hs)
         _reset(tail, ws[t], fs[t])
 
 
