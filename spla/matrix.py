@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from . import device as _dev
 from . import memory as _memory
+from . import transpose as _transpose
 from .errors import DomainMismatch, InvalidGraph
 from .matrix_inputs import DIM_MAX, check_directed, check_value_dtype, edge_weights, shape_pair, value_array, vertex_count
 from .merge import check_dup, merge_arcs
@@ -240,35 +241,48 @@ class Matrix:
         return self._colidx
 
     def _build_colidx(self):
-        xp = self.xp
-        if xp is np:
-            return np.repeat(np.arange(self.shape[1], dtype=self.colptr.dtype), np.diff(self.colptr).astype(np.int64))
-        # colidx[p] = number of column starts colptr[1..ncols-1] at or before p: one mark per start (an
-        # empty column's start coincides with the next one's) and a running sum, 8 bytes per entry at the
-        # peak (cupy.repeat with array counts held ~100 bytes per entry)
-        starts = self.colptr[1:-1]
-        marks = xp.zeros(self.nnz, dtype=self.colptr.dtype)
-        xp.add.at(marks, starts[starts < self.nnz], 1)
-        return xp.cumsum(marks, dtype=self.colptr.dtype)
+        # 8 bytes per entry at the peak on a GPU (cupy.repeat with array counts holds ~100)
+        return _transpose.entry_columns(self.xp, self.colptr, self.nnz)
 
     # -------------------------------------------------------------- transpose
     @property
     def T(self) -> "Matrix":
-        """The transpose, computed once and cached (``A.T is A`` for undirected graphs); built on the host
-        (:class:`spla.InsufficientMemory` before allocating when it does not fit there)."""
+        """The transpose, computed once and cached (``A.T is A`` for undirected graphs).  A GPU matrix's is
+        built on its GPU when the device has the memory for it (:mod:`spla.transpose`), else, like a CPU
+        matrix's, on the host (:class:`spla.InsufficientMemory` before allocating when it does not fit
+        there either)."""
         if self._T is None:
-            # the host copy of a GPU matrix, and SciPy's transposed CSC; Matrix.to checks the device's part
-            vsize = 1 if self.values is None else self.values.dtype.itemsize
-            need = csc_nbytes(self.shape[1], self.shape[0], self.nnz, vsize)
-            need += 0 if self.device == "cpu" else self.colptr.nbytes + self.rowidx.nbytes + vsize * self.nnz
-            _require_host(need, f"the transpose of a {self.shape[0]:,} x {self.shape[1]:,} matrix of "
-                                f"{_entries(self.nnz)}", "free host memory (other matrices, Matrix.drop_cached)")
-            S = self._to_scipy_csc(values_as_is=True).T.tocsc()
-            S.sort_indices()
-            t = Matrix._from_sorted_csc(S, pattern=self.is_pattern, directed=self.directed, device=self.device)
+            t = self._transpose_on_device() if _dev.is_gpu(self.device) else None
+            if t is None:
+                t = self._transpose_on_host()
             t._T = self
             self._T = t
         return self._T
+
+    def _transpose_on_device(self):
+        """The transpose built on this matrix's GPU, or None when the device lacks the memory for it."""
+        r, c = self.shape
+        vsize = 0 if self.values is None else self.values.dtype.itemsize
+        need = _transpose.device_bytes(self.nnz, c, self.index_dtype.itemsize, vsize)
+        need += (r + 1) * self.index_dtype.itemsize
+        if not _transpose.fits_keys(self.shape) or need > (_memory.available_bytes(self.device) or 0):
+            return None
+        with _dev.activate(self.device):
+            colptr, rowidx, values = _transpose.csc_of_transpose(self.xp, self.colptr, self.rowidx, self.values,
+                                                                 self.shape, self.out_degree())
+        return Matrix(colptr, rowidx, values, (c, r), directed=self.directed, device=self.device)
+
+    def _transpose_on_host(self):
+        """The transpose built on the host by SciPy, then moved to this matrix's device."""
+        # the host copy of a GPU matrix, and SciPy's transposed CSC; Matrix.to checks the device's part
+        vsize = 1 if self.values is None else self.values.dtype.itemsize
+        need = csc_nbytes(self.shape[1], self.shape[0], self.nnz, vsize)
+        need += 0 if self.device == "cpu" else self.colptr.nbytes + self.rowidx.nbytes + vsize * self.nnz
+        _require_host(need, f"the transpose of a {self.shape[0]:,} x {self.shape[1]:,} matrix of "
+                            f"{_entries(self.nnz)}", "free host memory (other matrices, Matrix.drop_cached)")
+        S = self._to_scipy_csc(values_as_is=True).T.tocsc()
+        S.sort_indices()
+        return Matrix._from_sorted_csc(S, pattern=self.is_pattern, directed=self.directed, device=self.device)
 
     # -------------------------------------------------------------- degrees
     def out_degree(self):

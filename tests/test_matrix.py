@@ -574,6 +574,48 @@ def test_to_device_and_back(device):
     assert U.T is U
 
 
+@settings(max_examples=scaled(80), deadline=None)
+@given(A=matrices(0, 12, 0, 9, specials=True))
+def test_transpose_arrays_by_key_sort_equal_scipys(A):
+    """spla.transpose.csc_of_transpose, the GPU's path, run on NumPy: SciPy's transpose exactly, for
+    rectangular, empty and valued matrices (NaN and -0.0 values kept bit for bit)."""
+    import spla.transpose
+
+    S = A.to_scipy(keep_dtype=True).T.tocsc()
+    S.sort_indices()
+    ptr, rows, vals = spla.transpose.csc_of_transpose(np, A.colptr, A.rowidx, A.values, A.shape, A.out_degree())
+    assert ptr.dtype == rows.dtype == A.index_dtype
+    np.testing.assert_array_equal(ptr, S.indptr)
+    np.testing.assert_array_equal(rows, S.indices)
+    if A.is_pattern:
+        assert vals is None
+    else:
+        assert vals.dtype == A.dtype
+        np.testing.assert_array_equal(vals.view(np.uint8), np.ascontiguousarray(S.data).view(np.uint8))
+
+
+@settings(max_examples=scaled(30), deadline=None)
+@given(data=st.data())
+def test_transpose_on_every_device(device, data):
+    """A.T on the matrix's device (a GPU builds it there) is SciPy's transpose; T of T is A."""
+    A = data.draw(matrices(0, 40, 0, 30, directed=True), label="A").to(device)
+    T = A.T
+    assert T.device == device and T.T is A and T.directed
+    check_invariants(T)
+    assert_same_matrix(T, A.to_scipy(keep_dtype=True).T)
+
+
+@pytest.mark.gpu
+def test_transpose_falls_back_to_the_host_without_device_memory(monkeypatch):
+    """A GPU whose free memory cannot hold the sort's arrays transposes on the host, with the same result."""
+    A = spla.Matrix.from_scipy(sp.random(50, 40, density=0.2, random_state=3, format="csc"), directed=True,
+                               device="gpu:0")
+    monkeypatch.setattr(spla.memory, "available_bytes", lambda device: 0)
+    T = A.T
+    assert T.device == "gpu:0"
+    assert_same_matrix(T, A.to_scipy(keep_dtype=True).T)
+
+
 # =============================================================================== the strategies
 @settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data())
