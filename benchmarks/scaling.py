@@ -192,7 +192,8 @@ def run(opts) -> dict:
     small = load_graph(f"kron{min(WARM_SCALE, int(opts.graph[4:]))}", device)[0] if kron else A
     info = device_info(gpu)
     result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "device": info,
-              "gpus": count if gpu else 0, "graph": ginfo, "argv": sys.argv[1:], "records": []}
+              "gpus": count if gpu else 0, "graph": ginfo, "argv": sys.argv[1:], "records": [],
+              "kernel_cache_files": kernel_cache_files()}
     folder = Path(opts.out) / "scaling" if opts.out else RESULTS_DIR
     # one file per machine and graph: the measures of one graph run together, and another graph
     # (closeness needs a larger one than betweenness for the same time) keeps its own runs
@@ -275,10 +276,19 @@ def markdown(result) -> str:
     return "\n".join(lines) + "\n"
 
 
+def kernel_cache_files() -> int:
+    """Files in CuPy's on-disk kernel cache (``CUPY_CACHE_DIR``, by default ``~/.cupy/kernel_cache``) before
+    the run: 0 on a machine where nothing was compiled yet."""
+    folder = Path(os.environ.get("CUPY_CACHE_DIR") or Path.home() / ".cupy" / "kernel_cache")
+    return sum(1 for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+
+
 def title(result) -> str:
     g = result["graph"]
+    cache = result.get("kernel_cache_files")
     return (f"{result['device']['name']} x{result['gpus']}: {g['label']} ({g['n']:,} vertices, {g['arcs']:,} arcs, "
-            f"{'directed' if g.get('directed') else 'undirected'})")
+            f"{'directed' if g.get('directed') else 'undirected'})"
+            + ("" if cache is None else f"; CuPy kernel cache at start: {cache:,} files"))
 
 
 def headlines(result) -> list[dict]:
@@ -321,7 +331,11 @@ def page_block(folder: Path = RESULTS_DIR, img: Path | None = None) -> str:
              "`python -m benchmarks.scaling` (`benchmarks/scaling.py`): the plain single-GPU call against "
              "`client=` runs on `dask_cuda.LocalCUDACluster`s of 1, 2, 4, ... workers of one host, wall-clock "
              "medians; speedup = plain over Dask; the chunks' seconds per worker (least-most, from Dask's task "
-             "stream) tell uneven chunks (a spread) from workers each slower than the plain call (no spread).\n"]
+             "stream) tell uneven chunks (a spread) from workers each slower than the plain call (no spread).  "
+             "The warm-up graph is small, so a first call on the measured graph may still compile kernels: "
+             "on a machine whose CuPy kernel cache starts empty (a title gives its files where the run "
+             "recorded them) each worker process compiles them on its own, in its first chunks, inside the "
+             "timed call.\n"]
     for stem, result in runs:
         claims = headlines(result)
         missed = [c for c in claims if not c["ok"]]

@@ -391,3 +391,17 @@ def test_the_scaling_report_states_the_targets(tmp_path):
     assert "| in the call | 51.25-52.50 |" in page
     assert "Targets missed: bc, 2 workers: speedup 1.85x (target >= 1.9x)." in page
     assert scaling.page_block(tmp_path / "none") == ""
+    assert "kernel cache" not in scaling.title(result)  # a run that did not count them says nothing
+    assert scaling.title({**result, "kernel_cache_files": 0}).endswith("; CuPy kernel cache at start: 0 files")
+
+
+def test_the_scaling_run_counts_the_kernel_cache(tmp_path, monkeypatch):
+    """The files of CuPy's kernel cache (CUPY_CACHE_DIR, nested folders too) before a run; 0 without one."""
+    from benchmarks import scaling
+
+    monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path / "cache"))
+    assert scaling.kernel_cache_files() == 0
+    (tmp_path / "cache" / "sub").mkdir(parents=True)
+    for name in ("a.cubin", "sub/b.cubin"):
+        (tmp_path / "cache" / name).write_bytes(b"x")
+    assert scaling.kernel_cache_files() == 2
