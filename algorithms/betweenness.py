@@ -114,11 +114,11 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
         on a GPU, the direction-optimised single-source path runs instead (its levels push or
         pull a single vector).  :func:`betweenness_path` tells the path a call takes.
     progress : callable(done, total), optional, called after each block (each chunk with ``client``).
-    weight : None, False or True
-        True: shortest paths by arc length, A's values (a networkx graph's "weight" attribute), as
-        networkx's ``weight=``; one Dijkstra per source on the CPU or the GPU (:mod:`weighted` defines
-        the DAG, ties included).  None/False: hop counts.  A pattern-only matrix gives the unweighted
-        answer.  Not with ``targets``.
+    weight : None, False, True or str
+        True: shortest paths by arc length, A's values (a networkx graph's "weight" attribute; a string
+        names another attribute of a networkx graph), as networkx's ``weight=``; one Dijkstra per
+        source on the CPU or the GPU (:mod:`weighted` defines the DAG, ties included).  None/False: hop
+        counts.  A pattern-only matrix gives the unweighted answer.  Not with ``targets``.
     client : dask.distributed.Client, optional
         Compute on the client's workers: the sources (all, sampled or given) are cut into chunks, each
         run as above on a worker's own device (its GPU, else its CPU) and summed there
@@ -132,13 +132,13 @@ def betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=None, 
     _check_options(batch_size, kernel, progress, frontier)
     cluster.check_client(client)
     _check_targets_frontier(targets, frontier)
-    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=_check_weight(weight, targets,
-                                                                                                frontier))
+    lengths = _check_weight(weight, A, targets, frontier)
+    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=lengths)
     subset = sources is not None or targets is not None
     if subset and endpoints:
         raise ValueError("endpoints=True cannot be combined with sources= or targets= (networkx's "
                          "betweenness_centrality_subset has no endpoints option)")
-    if _weighted(M, weight):
+    if _weighted(M, lengths):
         # bc = Σ_{s in src} δ_s                           (one Dijkstra per source, keyed by (d, h))
         bc = _weighted_sums(client, M, src, edges=False, endpoints=endpoints, batch_size=batch_size,
                             progress=progress)
@@ -163,7 +163,7 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     target (for a smaller set of targets networkx splits a non-target's dependency evenly among its
     parents, not by path counts).  ``frontier``: "auto", "dense" or "queue" (sparse frontiers carry no
     arc sums): "auto" is "queue" on the CPU with numba installed and no ``targets``, "dense" otherwise.
-    ``weight=True``: by arc length, as :func:`betweenness_centrality` (networkx's ``weight=``).
+    ``weight=True`` (or an attribute name): by arc length, as :func:`betweenness_centrality` (networkx's ``weight=``).
 
     Returns
     -------
@@ -175,10 +175,10 @@ def edge_betweenness_centrality(A, *, k=None, sources=None, targets=None, seed=N
     _check_options(batch_size, kernel, progress, frontier, edges=True)
     cluster.check_client(client)
     _check_targets_frontier(targets, frontier)
-    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=_check_weight(weight, targets,
-                                                                                                frontier))
+    lengths = _check_weight(weight, A, targets, frontier)
+    src, sampled, n, directed, M = _prepare(A, k, sources, seed, device, lengths=lengths)
     P = pattern_of(M)
-    if _weighted(M, weight):
+    if _weighted(M, lengths):
         # bc(v -> w) = Σ_{s in src} σ_sv / σ_sw · (1 + δ_s(w))     (one Dijkstra per source, keyed by (d, h))
         arc_bc = to_numpy(_weighted_sums(client, M, src, edges=True, endpoints=False, batch_size=batch_size,
                                          progress=progress))
@@ -234,12 +234,12 @@ def _check_options(batch_size, kernel, progress, frontier="dense", edges=False):
     check_progress(progress)
 
 
-def _prepare(A, k, sources, seed, device, lengths=False):
+def _prepare(A, k, sources, seed, device, lengths=None):
     """(sources, the sampled sources or None, n, directed, M): the sources given (nodes of a networkx
     graph or vertex indices), k sampled as networkx samples them, or every vertex; M holds the arc
-    lengths when ``lengths``."""
+    lengths when ``lengths`` names them (:func:`weighted.check_weight`)."""
     nodes = list(A) if is_networkx_graph(A) else None
-    M = weighted.weighted_matrix(A, device) if lengths else as_matrix(A, device=device)
+    M = weighted.weighted_matrix(A, device, lengths) if lengths else as_matrix(A, device=device)
     n = M.shape[0]
     sampled = None
     if k is not None and sources is not None:
@@ -268,24 +268,26 @@ def _prepare(A, k, sources, seed, device, lengths=False):
     return src, sampled, n, M.directed, M
 
 
-def _check_weight(weight, targets, frontier):
-    """Whether the betweenness is weighted (``weight``: None, False or True), checked at the door with
-    the options the weighted searches do not take."""
-    if not weighted.check_weight(weight):
-        return False
+def _check_weight(weight, A, targets, frontier):
+    """The attribute the betweenness of A is weighted by (:func:`weighted.check_weight`; None:
+    unweighted), checked at the door with the options the weighted searches do not take."""
+    lengths = weighted.check_weight(weight, A)
+    if lengths is None:
+        return None
     if targets is not None:
-        raise NotImplementedError("weighted betweenness (weight=True) runs from sources to every vertex; targets= "
+        raise NotImplementedError("weighted betweenness (weight=) runs from sources to every vertex; targets= "
                                   "is not available with it")
     if frontier not in ("auto", "queue"):
-        raise ValueError(f"weighted betweenness (weight=True) runs one Dijkstra per source; frontier must be 'auto', "
+        raise ValueError(f"weighted betweenness (weight=) runs one Dijkstra per source; frontier must be 'auto', "
                          f"not {frontier!r}")
-    return True
+    return lengths
 
 
-def _weighted(M, weight):
-    """Whether M's betweenness runs the weighted searches: weight=True on a matrix with values (a
-    pattern-only matrix's lengths are all 1, its hop-count paths give the same sums)."""
-    return weighted.check_weight(weight) and not M.is_pattern
+def _weighted(M, lengths):
+    """Whether M's betweenness runs the weighted searches: lengths asked for (:func:`_check_weight`) and
+    a matrix with values (a pattern-only matrix's lengths are all 1, its hop-count paths give the same
+    sums)."""
+    return lengths is not None and not M.is_pattern
 
 
 def _check_targets_frontier(targets, frontier):
@@ -404,9 +406,9 @@ def betweenness_path(A, *, k=None, sources=None, targets=None, seed=None, edges=
     DEBUG) by every unweighted betweenness call."""
     _check_options(batch_size, "auto", None, frontier, edges=edges)
     _check_targets_frontier(targets, frontier)
-    is_weighted = _check_weight(weight, targets, frontier)
-    src, _, _, _, M = _prepare(A, k, sources, seed, device, lengths=is_weighted)
-    if _weighted(M, weight):
+    lengths = _check_weight(weight, A, targets, frontier)
+    src, _, _, _, M = _prepare(A, k, sources, seed, device, lengths=lengths)
+    if _weighted(M, lengths):
         ok, why = spla.paths.available(M.device, weighted=True)
         if not ok:
             raise spla.KernelUnavailable(f"weighted betweenness cannot run here: {why}")

@@ -365,10 +365,11 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
         ``closeness_centrality(G, u=...)``, for a few vertices.
     device, kernel : where to run, and the GPU product kernel ("auto", "scCSC", "veCSC", "scCOOC", "push")
     progress : callable(done_sources, n), optional, called after each source block (chunk with ``client``)
-    distance : None, False or True
+    distance : None, False, True or str
         True: d is the weighted distance, A's values the arc lengths (a networkx graph's "weight"
-        attribute), as networkx's ``distance=``: one Dijkstra from each vertex over the reversed arcs
-        (``weighted``); a pattern-only matrix gives the hop-count answer.
+        attribute; a string names another attribute of a networkx graph), as networkx's
+        ``distance=``: one Dijkstra from each vertex over the reversed arcs (``weighted``); a
+        pattern-only matrix gives the hop-count answer.
     client : dask.distributed.Client, optional
         Compute on the client's workers: the sources cut into chunks, each one's sums on a worker's own
         device (its GPU, else its CPU), added there (:mod:`cluster`); ``device`` is where this process
@@ -380,17 +381,17 @@ def closeness_centrality(A, *, wf_improved=True, vertices=None, device=None, ker
     """
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
-    is_weighted = weighted.check_weight(distance, "distance")
+    lengths = weighted.check_weight(distance, A, "distance")
     cluster.check_client(client)
     picked = None if vertices is None else _common.vertex_indices(A, vertices, "vertices")
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
-    M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
+    M = weighted.weighted_matrix(A, device, lengths) if lengths else as_matrix(A, device=device)
     n = M.shape[0]
     xp = M.xp
     if n == 1:
         return np.zeros(1 if picked is None else len(picked), dtype=np.float64)
-    if is_weighted and not M.is_pattern:
+    if lengths and not M.is_pattern:
         # C(u) = (r(u) - 1) / Σ_v d(v, u)  [· (r(u) - 1) / (n - 1)]    (a Dijkstra from u along A.T)
         return weighted.closeness(M, picked, wf_improved, progress)
     if picked is not None:
@@ -422,13 +423,13 @@ def harmonic_centrality(A, *, sources=None, device=None, kernel="auto", progress
     """
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
-    is_weighted = weighted.check_weight(distance, "distance")
+    lengths = weighted.check_weight(distance, A, "distance")
     cluster.check_client(client)
     picked = None if sources is None else np.unique(_common.vertex_indices(A, sources, "sources"))
     if is_empty_graph(A):
         return np.zeros(0, dtype=np.float64)
-    M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
-    if is_weighted and not M.is_pattern:
+    M = weighted.weighted_matrix(A, device, lengths) if lengths else as_matrix(A, device=device)
+    if lengths and not M.is_pattern:
         src = np.arange(M.shape[0], dtype=np.int64) if picked is None else picked
         # H(u) = Σ_{s in S} 1 / d(s, u) over d > 0            (one Dijkstra per source)
         return to_numpy(_weighted_sums(client, M, src, direction="in", progress=progress)[2])
@@ -498,8 +499,9 @@ def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progr
 
     Parameters as :func:`closeness_centrality`, and
     return_reach : bool, also return r(v) = |{t : v reaches t}| (v itself included)
-    weight : None, False or True
-        True: weighted distances (A's values the arc lengths; a networkx graph's "weight" attribute),
+    weight : None, False, True or str
+        True: weighted distances (A's values the arc lengths; a networkx graph's "weight" attribute, or
+        the attribute a string names),
         one Dijkstra per vertex (``weighted``); the sums are then float64.
 
     Returns
@@ -511,18 +513,18 @@ def sum_of_distances(A, *, return_reach=False, device=None, kernel="auto", progr
         raise TypeError(f"return_reach must be True or False, got {return_reach!r}")
     spla.normalize_kernel(kernel)  # bad options fail at the door, whatever the graph
     check_progress(progress)
-    is_weighted = weighted.check_weight(weight)
+    lengths = weighted.check_weight(weight, A)
     cluster.check_client(client)
     if is_empty_graph(A):
-        empty = np.zeros(0, dtype=np.float64 if is_weighted else np.int64)
+        empty = np.zeros(0, dtype=np.float64 if lengths else np.int64)
         return (empty, np.zeros(0, dtype=np.int64)) if return_reach else empty
-    M = weighted.weighted_matrix(A, device) if is_weighted else as_matrix(A, device=device)
-    if is_weighted and not M.is_pattern:
+    M = weighted.weighted_matrix(A, device, lengths) if lengths else as_matrix(A, device=device)
+    if lengths and not M.is_pattern:
         # s(v) = Σ_t d(v, t)                                   (one Dijkstra per source)
         dist, reach, _ = _weighted_sums(client, M, np.arange(M.shape[0], dtype=np.int64), direction="out",
                                         progress=progress)
     else:
         dist, reach, _ = _sums(client, M, direction="out", kernel=kernel, progress=progress)
-        if is_weighted:
+        if lengths:
             dist = dist.astype(np.float64)
     return (to_numpy(dist), to_numpy(reach)) if return_reach else to_numpy(dist)

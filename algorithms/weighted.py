@@ -21,9 +21,9 @@ zero-length arcs join vertices at equal distance, networkx's weighted betweennes
 order it visits them (``spla.paths`` gives an example); this definition counts a zero-length cycle once.
 
 Weights as users have them: ``weight=True`` reads a ``spla.Matrix``'s (or SciPy matrix's) stored
-values as lengths, and a networkx graph's ``"weight"`` attribute (1 where missing, as networkx); an
-attribute of another name is chosen when the matrix is built (``spla.Matrix.from_networkx(G,
-weight="length")``).  Parallel edges of a networkx multigraph keep their shortest length, as
+values as lengths, and a networkx graph's ``"weight"`` attribute; a networkx graph's attribute of
+another name is named as networkx names it (``weight="length"``, ``distance="length"``), 1 where an
+edge lacks it, as networkx.  Parallel edges of a networkx multigraph keep their shortest length, as
 networkx's weighted shortest paths do; build matrices for path measures with the minimum too
 (``dup="min"``), not the sum.  A pattern-only matrix (every length 1) gives the unweighted measures.
 
@@ -45,33 +45,34 @@ from ._common import as_matrix, is_networkx_graph, on_graph_device, to_numpy
 NX_ATTRIBUTE = "weight"
 
 
-def check_weight(weight, name="weight") -> bool:
-    """Whether ``weight`` asks for the weighted measure: None or False no, True yes; anything else
-    (an attribute name, say) a TypeError naming the rule."""
+def check_weight(weight, G, name="weight"):
+    """The edge attribute that ``weight`` measures G's paths by, checked at the door: None for hop
+    counts (None or False); for a networkx graph G the attribute named (a string, as networkx's
+    ``weight=``/``distance=``) or ``"weight"`` for True; for a matrix ``"weight"`` for True (its stored
+    values are the lengths).  A string with a matrix, or any other value, is a TypeError naming the
+    rule."""
     if weight is None or weight is False or (isinstance(weight, np.bool_) and not weight):
-        return False
+        return None
     if weight is True or isinstance(weight, np.bool_):
-        return True
-    raise TypeError(f"{name} must be None, False or True (True: the matrix's values are the arc lengths; a "
-                    f"networkx graph's {NX_ATTRIBUTE!r} attribute), got {weight!r}; to use another edge attribute, "
-                    f"build the matrix with spla.Matrix.from_networkx(G, weight={weight!r})")
+        return NX_ATTRIBUTE
+    if isinstance(weight, str) and is_networkx_graph(G):
+        return weight
+    if isinstance(weight, str):
+        raise TypeError(f"{name}={weight!r} names an edge attribute of a networkx graph, but the graph is a "
+                        f"{type(G).__name__}, whose stored values are its only weights: pass {name}=True to "
+                        f"measure paths by them")
+    raise TypeError(f"{name} must be None, False, True (the arc lengths: a matrix's stored values, a networkx "
+                    f"graph's {NX_ATTRIBUTE!r} attribute) or the name of a networkx graph's edge attribute, "
+                    f"got {weight!r}")
 
 
-def weighted_matrix(G, device=None) -> spla.Matrix:
-    """A spla.Matrix whose values are G's arc lengths: G's own values (spla.Matrix, SciPy, NumPy), or
-    the ``"weight"`` attribute of a networkx graph, a multigraph's parallel edges keeping the shortest."""
+def weighted_matrix(G, device=None, attribute=NX_ATTRIBUTE) -> spla.Matrix:
+    """A spla.Matrix whose values are G's arc lengths: G's own values (spla.Matrix, SciPy, NumPy), or a
+    networkx graph's edge ``attribute`` (1 where an edge lacks it, as networkx), a multigraph's parallel
+    edges keeping the shortest."""
     if not is_networkx_graph(G):
         return as_matrix(G, device=device)
-    if G.is_multigraph():
-        import networkx as nx  # a networkx graph exists, so networkx is imported already
-
-        H = nx.DiGraph() if G.is_directed() else nx.Graph()
-        H.add_nodes_from(G)  # the node order of list(G)
-        for u, v, w in G.edges(data=NX_ATTRIBUTE, default=1):
-            if not H.has_edge(u, v) or w < H[u][v][NX_ATTRIBUTE]:
-                H.add_edge(u, v, **{NX_ATTRIBUTE: w})
-        G = H
-    return spla.Matrix.from_networkx(G, weight=NX_ATTRIBUTE, device="auto" if device is None else device)
+    return spla.Matrix.from_networkx(G, weight=attribute, device="auto" if device is None else device, dup="min")
 
 
 def batch_of(M, nsrc, batch_size, progress):
@@ -164,9 +165,9 @@ def shortest_path_lengths(A, sources, *, weight=None, counts=False, device=None)
     ----------
     A : spla.Matrix, SciPy sparse matrix/array (a stored A[i, j], even 0, is the arc i -> j) or networkx graph
     sources : sequence of k vertices (indices 0..n-1; nodes for a networkx graph; order and repeats kept)
-    weight : None, False or True
+    weight : None, False, True or str
         True: A's values are the arc lengths (a networkx graph's "weight" attribute; see the module
-        docstring); None/False: hop counts.
+        docstring); a string: a networkx graph's edge attribute of that name; None/False: hop counts.
     counts : bool
         Also return σ, the number of shortest paths (over the DAG of the module docstring: a
         zero-length cycle counts once), as float64.
@@ -182,11 +183,12 @@ def shortest_path_lengths(A, sources, *, weight=None, counts=False, device=None)
     InvalidGraph for a negative, NaN or infinite length (``weight=True``), before any work;
     KernelUnavailable where no search runs (the CPU without numba: ``pip install numba``).
     """
-    weighted = check_weight(weight)
+    attribute = check_weight(weight, A)
     if not isinstance(counts, (bool, np.bool_)):
         raise TypeError(f"counts must be True or False, got {counts!r}")
     picked = _common.vertex_indices(A, sources, "sources")
-    M = weighted_matrix(A, device) if weighted else as_matrix(A, device=device)
+    weighted = attribute is not None
+    M = weighted_matrix(A, device, attribute) if weighted else as_matrix(A, device=device)
     # dist[i, v] = d(sources[i], v) over min.plus (σ over plus.times on the tight arcs)
     out = spla.paths.shortest_paths(M, picked, weighted=weighted and not M.is_pattern, counts=bool(counts))
     if counts:

@@ -315,6 +315,36 @@ def test_multigraph_keeps_the_shortest_parallel_edge(device):
     assert shortest_path_lengths(H, [2], weight=True, device=device).tolist() == [[3.0, 1.0, 0.0]]
 
 
+@settings(max_examples=scaled(25), deadline=None)
+@given(g=weighted_graphs("dec"), missing=st.sets(st.integers(0, 40)), multi=st.booleans())
+def test_a_named_attribute_matches_networkx(device, g, missing, multi):
+    """weight="length" / distance="length" on a networkx graph read that attribute, 1 where an edge lacks
+    it, as networkx does; its "weight" attribute (other values) is not read."""
+    n, arcs, directed = g
+    G = (nx.MultiDiGraph() if directed else nx.MultiGraph()) if multi else (nx.DiGraph() if directed else nx.Graph())
+    G.add_nodes_from(range(n))
+    for i, (u, v, w) in enumerate(arcs):
+        G.add_edge(u, v, weight=10.0 + w, **({} if i in missing else {"length": w}))
+    kw = dict(device=device)
+    assert_close(betweenness_centrality(G, weight="length", **kw),
+                 node_array(nx.betweenness_centrality(G, weight="length"), n))
+    assert_close(closeness_centrality(G, distance="length", **kw),
+                 node_array(nx.closeness_centrality(G, distance="length"), n))
+    assert_close(harmonic_centrality(G, distance="length", **kw),
+                 node_array(nx.harmonic_centrality(G, distance="length"), n))
+    assert_close(sum_of_distances(G, weight="length", **kw),
+                 [sum(nx.single_source_dijkstra_path_length(G, s, weight="length").values()) for s in range(n)])
+    if n:
+        dist = shortest_path_lengths(G, range(n), weight="length", **kw)
+        for s in range(n):
+            for v, d in nx.single_source_dijkstra_path_length(G, s, weight="length").items():
+                assert dist[s, v] == d
+    if not multi:  # networkx splits a multigraph's edge betweenness over its parallel edges
+        eb = edge_betweenness_centrality(G, weight="length", **kw)
+        for (u, v), want in nx.edge_betweenness_centrality(G, weight="length").items():
+            assert eb[u, v] == pytest.approx(want, rel=RTOL, abs=1e-12)
+
+
 def test_sigma_past_float64_is_rescaled(device):
     """A chain of 1,100 diamonds (2^1100 shortest paths), lengths 1.5: the weighted sums keep float64's
     precision, equal to the hop-count search's (which rescales by levels); σ itself is inf past 2^1024."""
@@ -364,13 +394,20 @@ def test_bad_lengths_are_refused_before_any_work(device, bad):
 
 def test_weight_argument_is_checked():
     A = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), values=np.array([1.0, 2.0]), device="cpu")
+    # a matrix's stored values are its only lengths: an attribute name is for a networkx graph
     for call in (lambda: betweenness_centrality(A, weight="length"),
-                 lambda: edge_betweenness_centrality(A, weight=1),
+                 lambda: edge_betweenness_centrality(A, weight="length"),
                  lambda: closeness_centrality(A, distance="weight"),
                  lambda: harmonic_centrality(A, distance="w"),
-                 lambda: sum_of_distances(A, weight="w"),
+                 lambda: sum_of_distances(A.to_scipy(), weight="w"),
                  lambda: shortest_path_lengths(A, [0], weight="w")):
-        with pytest.raises(TypeError, match="from_networkx"):
+        with pytest.raises(TypeError, match=r"names an edge attribute of a networkx graph.*=True"):
+            call()
+    G = nx.path_graph(3)
+    for call in (lambda: betweenness_centrality(G, weight=1),
+                 lambda: closeness_centrality(G, distance=lambda u, v, d: 1),
+                 lambda: shortest_path_lengths(G, [0], weight=2.0)):
+        with pytest.raises(TypeError, match="must be None, False, True .* or the name"):
             call()
     with pytest.raises(NotImplementedError, match="targets"):
         betweenness_centrality(A, weight=True, targets=[1])
