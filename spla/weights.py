@@ -14,14 +14,21 @@ import numpy as np
 
 from . import device as _dev
 from .errors import InvalidGraph
-from .matrix import Matrix
+from .matrix import Matrix, declare_cache
 
 __all__ = ["check_lengths"]
+
+#: a matrix's lengths once checked: every weighted call of the matrix checks at the door, and the
+#: format arrays are fixed for its life, so the check (a pass over the values and a device sync on a
+#: GPU) runs once
+CHECKED_KEY = declare_cache("checked_lengths", "the matrix's values as float64 arc lengths, checked non-negative "
+                                               "and finite (spla.weights.check_lengths)")
 
 
 def check_lengths(A: Matrix, what: str = "weighted shortest paths"):
     """A's arc lengths as a float64 array in A's CSC order on A's device, or None when A is pattern-only
-    (every length 1).
+    (every length 1).  Checked once per matrix (kept in its cache); a matrix that fails is checked,
+    and refused, again at each call.
 
     Raises InvalidGraph naming the first arc (tail -> head, in CSC order) whose length is negative,
     NaN or infinite; bool values are refused too (a length must be a number)."""
@@ -32,6 +39,11 @@ def check_lengths(A: Matrix, what: str = "weighted shortest paths"):
     if A.values.dtype == np.bool_:
         raise InvalidGraph(f"{what} read the matrix values as arc lengths, but they are bool; build the matrix "
                            "with numeric weights, or use the unweighted measure")
+    return A.cached(CHECKED_KEY, lambda: _checked(A, what))
+
+
+def _checked(A: Matrix, what: str):
+    """A's values as float64, after refusing a negative, NaN or infinite one (see check_lengths)."""
     xp = A.xp
     w = A.values.astype(np.float64, copy=False)
     bad = ~(xp.isfinite(w) & (w >= 0))

@@ -392,6 +392,35 @@ def test_bad_lengths_are_refused_before_any_work(device, bad):
     assert np.all(np.isfinite(betweenness_centrality(A)))
 
 
+def test_lengths_are_checked_once_per_matrix(device, monkeypatch):
+    """check_lengths keeps a matrix's checked lengths in its cache; a matrix whose lengths fail is
+    refused at every call; drop_cached checks anew."""
+    import spla.weights
+
+    calls = []
+    real = spla.weights._checked
+    monkeypatch.setattr(spla.weights, "_checked", lambda A, what: calls.append(what) or real(A, what))
+    A = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), values=np.array([1, 3]), directed=True,
+                               device=device)
+    first = spla.weights.check_lengths(A)
+    assert first.dtype == np.float64 and to_numpy(first).tolist() == [1.0, 3.0]
+    assert spla.weights.check_lengths(A, "weighted closeness") is first and len(calls) == 1
+    shortest_path_lengths(A, [0], weight=True)
+    assert len(calls) == 1
+    closeness_centrality(A, distance=True)  # its searches run over A.T, another matrix: checked once too
+    closeness_centrality(A, distance=True)
+    assert len(calls) == 2
+    A.drop_cached("checked_lengths")
+    spla.weights.check_lengths(A)
+    assert len(calls) == 3
+    bad = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), values=np.array([1.0, -2.0]), directed=True,
+                                 device=device)
+    for _ in range(2):
+        with pytest.raises(spla.InvalidGraph, match="1 -> 2"):
+            spla.weights.check_lengths(bad)
+    assert len(calls) == 5
+
+
 def test_weight_argument_is_checked():
     A = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), values=np.array([1.0, 2.0]), device="cpu")
     # a matrix's stored values are its only lengths: an attribute name is for a networkx graph
