@@ -263,8 +263,7 @@ class Matrix:
         """The transpose built on this matrix's GPU, or None when the device lacks the memory for it."""
         r, c = self.shape
         vsize = 0 if self.values is None else self.values.dtype.itemsize
-        need = _transpose.device_bytes(self.nnz, c, self.index_dtype.itemsize, vsize)
-        need += (r + 1) * self.index_dtype.itemsize
+        need = _transpose.device_bytes(self.shape, self.nnz, self.index_dtype.itemsize, vsize)
         if not _transpose.fits_keys(self.shape) or need > (_memory.available_bytes(self.device) or 0):
             return None
         with _dev.activate(self.device):

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-#: device bytes per stored entry at the peak, beyond the result: the entries' columns (one index),
-#: their int64 keys, the order of the sorted keys (int64) and the sort's scratch (about two words)
+#: device bytes per stored entry at the peak, beyond the result's: its column (at most 8), its int64
+#: key, the sorted keys' order (int64) and the sort's scratch (about two words)
 PEAK_BYTES_PER_ENTRY = 8 + 8 + 8 + 16
 
 
@@ -28,11 +28,12 @@ def fits_keys(shape) -> bool:
     return r * c < np.iinfo(np.int64).max
 
 
-def device_bytes(nnz: int, ncols: int, index_itemsize: int, value_itemsize: int) -> int:
-    """Bytes :func:`csc_of_transpose` allocates at its peak for an (r, ``ncols``) matrix of ``nnz``
-    entries, the transpose's own arrays (nnz row indices and values, r + 1 pointers) included except
-    its pointers, which the caller counts with the shape it knows."""
-    return int(nnz) * (PEAK_BYTES_PER_ENTRY + index_itemsize + value_itemsize) + (int(ncols) + 1) * index_itemsize
+def device_bytes(shape, nnz: int, index_itemsize: int, value_itemsize: int) -> int:
+    """Bytes :func:`csc_of_transpose` allocates at its peak for a ``shape`` matrix of ``nnz`` entries:
+    the sort's (PEAK_BYTES_PER_ENTRY a stored entry) and the transpose's own arrays (shape[0] + 1
+    pointers, nnz row indices and values)."""
+    r = int(shape[0])
+    return int(nnz) * (PEAK_BYTES_PER_ENTRY + index_itemsize + value_itemsize) + (r + 1) * index_itemsize
 
 
 def entry_columns(xp, colptr, nnz: int):

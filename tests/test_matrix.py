@@ -585,6 +585,8 @@ def test_transpose_arrays_by_key_sort_equal_scipys(A):
     S.sort_indices()
     ptr, rows, vals = spla.transpose.csc_of_transpose(np, A.colptr, A.rowidx, A.values, A.shape, A.out_degree())
     assert ptr.dtype == rows.dtype == A.index_dtype
+    vsize = 0 if vals is None else vals.itemsize
+    assert spla.transpose.device_bytes(A.shape, A.nnz, ptr.itemsize, vsize) >= ptr.nbytes + rows.nbytes + vsize * A.nnz
     np.testing.assert_array_equal(ptr, S.indptr)
     np.testing.assert_array_equal(rows, S.indices)
     if A.is_pattern:
