@@ -16,7 +16,7 @@ from . import device as _dev
 from .errors import InvalidGraph
 from .matrix import Matrix, declare_cache
 
-__all__ = ["check_lengths"]
+__all__ = ["check_lengths", "transpose_lengths"]
 
 #: a matrix's lengths once checked: every weighted call of the matrix checks at the door, and the
 #: format arrays are fixed for its life, so the check (a pass over the values and a device sync on a
@@ -40,6 +40,16 @@ def check_lengths(A: Matrix, what: str = "weighted shortest paths"):
         raise InvalidGraph(f"{what} read the matrix values as arc lengths, but they are bool; build the matrix "
                            "with numeric weights, or use the unweighted measure")
     return A.cached(CHECKED_KEY, lambda: _checked(A, what))
+
+
+def transpose_lengths(A: Matrix, At: Matrix):
+    """At's arc lengths, where At is A.T: the values of A permuted, so A's check covers them and At's
+    are kept in At's cache without a second pass.  None when A is pattern-only."""
+    if check_lengths(A) is None:
+        return None
+    if At.shape != A.shape[::-1] or At.nnz != A.nnz or At.values is None:
+        raise ValueError("transpose_lengths needs At = A.T")
+    return At.cached(CHECKED_KEY, lambda: At.values.astype(np.float64, copy=False))
 
 
 def _checked(A: Matrix, what: str):

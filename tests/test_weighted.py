@@ -419,6 +419,14 @@ def test_lengths_are_checked_once_per_matrix(device, monkeypatch):
         with pytest.raises(spla.InvalidGraph, match="1 -> 2"):
             spla.weights.check_lengths(bad)
     assert len(calls) == 5
+    B = spla.Matrix.from_edges(np.array([0, 2]), np.array([1, 1]), values=np.array([5, 7]), directed=True,
+                               device=device)
+    Bt = B.T
+    assert to_numpy(spla.weights.transpose_lengths(B, Bt)).tolist() == [5.0, 7.0]  # B's check covers B.T
+    assert len(calls) == 6
+    with pytest.raises(ValueError, match="A.T"):
+        spla.weights.transpose_lengths(B, spla.Matrix.from_edges(np.array([0]), np.array([1]), values=np.array([1]),
+                                                                 directed=True, device=device))
 
 
 def test_weight_argument_is_checked():

@@ -66,7 +66,7 @@ from ...device import HostCopy, any_true, gpu_index, to_numpy
 from ...errors import KernelUnavailable
 from ...matrix import declare_cache
 from ...replay import Replay
-from ...weights import check_lengths
+from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import resident_blocks
@@ -135,7 +135,7 @@ class _Arcs:
         self.icolptr, self.irowidx = cast(A.colptr), cast(A.rowidx)
         self.ocolptr, self.orowidx = cast(At.colptr), cast(At.rowidx)
         self.ilen = one if self.unit else ilen
-        self.olen = one if self.unit else check_lengths(At)
+        self.olen = one if self.unit else transpose_lengths(A, At)
         self.mean_length = 1.0 if self.unit else (float(ilen.mean()) if ilen.size else 0.0)
         self.index_dtype = idx
         self.device = A.device
