@@ -62,6 +62,13 @@ def _positive_int(x):
 _positive_int.says = "a positive int"
 
 
+def _non_negative_int(x):
+    return _is_int(x) and x >= 0
+
+
+_non_negative_int.says = "an int >= 0"
+
+
 def _non_negative(x):
     return _is_real(x) and x >= 0
 
@@ -214,6 +221,10 @@ class Tuning:
     sssp_max_replays: int = _tunable(8, _positive_int,
                                      "most replays of a weighted search's recorded rounds between two reads of its "
                                      "state (1, 2, 4, ... up to this)")
+    sssp_small_bytes: int = _tunable(114688, _non_negative_int,
+                                     "most shared memory one source's weighted search may take for the GPU to run "
+                                     "it in one thread block (20 bytes a vertex for distances, 32 with the "
+                                     "dependencies); 0: never")
     sssp_lanes_percentile: float = _tunable(99.0, _percentile,
                                             "the out-degree percentile whose frontier_group rule sets the lanes per "
                                             "listed entry of the GPU's weighted searches")

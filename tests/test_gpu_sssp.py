@@ -33,7 +33,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spla
-from spla.backends.gpu import sssp
+from spla.backends.gpu import sssp, sssp_small
 
 RTOL = 1e-9
 
@@ -467,12 +467,111 @@ def _arc_sums(unit):
 
 
 #: kernel key -> its Python transcription (a factory over UNIT)
+class _Small:
+    """spla_sssp_small: a thread block per source (sources in a shuffled order), each running its rounds
+    over a vertex list with round-tagged marks, the listed vertices in a shuffled order."""
+
+    def __init__(self, unit):
+        self.unit = unit
+        self.max_dynamic_shared_size_bytes = 48 * 1024
+
+    def __call__(self, _grid, _block, a, shared_mem=0):
+        ocp, ori, olen, src, k, n, _G, dist = a
+        k, n = int(k), int(n)
+        assert shared_mem == sssp_small.small_bytes(n) <= self.max_dynamic_shared_size_bytes
+        out = dist.reshape(-1)
+        for s in _order(k):
+            d, mark = [math.inf] * n, [0] * n
+            s0 = int(src[s])
+            d[s0], mark[s0], listed, rnd = 0.0, 1, [s0], 1
+            while listed:
+                nxt = []
+                for i in _order(len(listed)):
+                    u = listed[i]
+                    du = d[u]
+                    for p in range(int(ocp[u]), int(ocp[u + 1])):
+                        w = int(ori[p])
+                        cand = du + _length(self.unit, olen, p)
+                        if w != u and cand < d[w]:
+                            d[w] = cand
+                            if mark[w] != rnd + 1:
+                                mark[w] = rnd + 1
+                                nxt.append(w)
+                listed, rnd = nxt, rnd + 1
+            out[np.arange(n) * k + s] = d
+
+
+class _SmallDeps(_Small):
+    """spla_sssp_small_deps: per source (shuffled), the distances as _Small, h level by level over tight
+    arcs, the DAG counts, Kahn's levels of σ (each level's vertices shuffled), failed[s] = 1 where σ
+    passes 2^512, else δ deepest level first."""
+
+    def __call__(self, _grid, _block, a, shared_mem=0):
+        ocp, ori, olen, src, k, n, _G, dist, hops, sigma, delta, failed = a
+        k, n = int(k), int(n)
+        assert shared_mem == sssp_small.small_bytes(n, deps=True) <= self.max_dynamic_shared_size_bytes
+        col = np.arange(n) * k
+        dist, hops, sigma, delta = (x.reshape(-1) for x in (dist, hops, sigma, delta))
+        for s in _order(k):
+            one = np.empty(n)
+            super().__call__(None, None, (ocp, ori, olen, src[s:s + 1], 1, n, _G, one), sssp_small.small_bytes(n))
+            d, s0 = one.tolist(), int(src[s])
+
+            def arcs(u):
+                for p in range(int(ocp[u]), int(ocp[u + 1])):
+                    w = int(ori[p])
+                    if w != u and d[u] + _length(self.unit, olen, p) == d[w]:
+                        yield w
+
+            h = [-1] * n
+            h[s0], level, t = 0, [s0], 0
+            while level:
+                nxt = []
+                for i in _order(len(level)):
+                    for w in arcs(level[i]):
+                        if h[w] == -1:
+                            h[w] = t + 1
+                            nxt.append(w)
+                level, t = nxt, t + 1
+
+            def dag(u):
+                return [w for w in arcs(u) if (d[u], h[u]) < (d[w], h[w])]
+
+            count = [0] * n
+            for u in range(n):
+                if h[u] >= 0:
+                    for w in dag(u):
+                        count[w] += 1
+            sg = [0.0] * n
+            sg[s0], levels = 1.0, [[s0]]
+            while levels[-1]:
+                nxt = []
+                for i in _order(len(levels[-1])):
+                    u = levels[-1][i]
+                    for w in dag(u):
+                        sg[w] += sg[u]
+                        count[w] -= 1
+                        if count[w] == 0:
+                            nxt.append(w)
+                levels.append(nxt)
+            dist[col + s], hops[col + s], sigma[col + s] = d, h, sg
+            if not all(x <= 2.0 ** 512 for x in sg):
+                failed[s] = 1
+                continue
+            for level in reversed(levels):
+                for u in level:
+                    dl = sg[u] * sum(sg[w] for w in dag(u))
+                    delta[u * k + s] = dl
+                    sg[u] = (1.0 + dl) / sg[u]
+
+
 EMULATED = {"relax": _relax, "hops": _hops, "dag_count": _dag_count, "sigma": _sigma, "delta": _delta,
-            "arc_sums": _arc_sums}
+            "arc_sums": _arc_sums, "small": _Small, "small_deps": _SmallDeps}
 
 
 class _FakeDevice:
     id = 0
+    attributes = {"MaxSharedMemoryPerBlockOptin": 227 * 1024}  # an H100's
 
     def __init__(self, *_):
         pass
@@ -507,23 +606,30 @@ def emulated(monkeypatch):
     monkeypatch.setattr(sssp, "load_cupy", lambda: fake)
     monkeypatch.setattr(sssp, "_module", lambda _q, _i, unit, _d: {key: make(unit) for key, make in EMULATED.items()})
     monkeypatch.setattr(sssp, "resident_blocks", lambda _d: 4)
+    monkeypatch.setattr(sssp_small, "_shared_per_block", lambda _d: _FakeDevice.attributes["MaxSharedMemoryPerBlockOptin"])
     monkeypatch.setattr(sssp._memory, "available_bytes", lambda _d: 1 << 30)
     return fake
 
 
+#: sssp_small_bytes: 0 runs every phase over entry lists, the default a thread block per source
+SMALL = [0, spla.tuning.DEFAULT.sssp_small_bytes]
+
+
 @settings(max_examples=40)
 @given(weighted_graphs(), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 2.0]), st.sampled_from([1, 3, 64]),
-       st.sampled_from([1, 2, 3, 8]))
-def test_emulated_kernels_match_the_definition(emulated, g, seed, delta, batch, per_read):
+       st.sampled_from([1, 2, 3, 8]), st.sampled_from(SMALL))
+def test_emulated_kernels_match_the_definition(emulated, g, seed, delta, batch, per_read, small):
     n, arcs, directed, pattern = g
     A = build(n, arcs, directed, pattern=pattern)
     src = _sources(n, random.Random(seed))
-    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch, sssp_rounds_per_read=per_read):
+    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch, sssp_rounds_per_read=per_read,
+                              sssp_small_bytes=small):
         _check_all(A, src, np.asarray)
 
 
+@pytest.mark.parametrize("small", SMALL)
 @pytest.mark.parametrize("delta", [None, 1.0])
-def test_emulated_long_chain_and_grid(emulated, delta):
+def test_emulated_long_chain_and_grid(emulated, delta, small):
     # a path of 60 vertices (depth 59) and an 8 x 8 grid of integer lengths (many equal-length paths)
     chain = {(i, i + 1): 1.0 + (i % 3) for i in range(59)}
     grid = {}
@@ -534,7 +640,7 @@ def test_emulated_long_chain_and_grid(emulated, delta):
                 grid[(v, v + 1)] = grid[(v + 1, v)] = 1.0 + (v % 2)
             if r < 7:
                 grid[(v, v + 8)] = grid[(v + 8, v)] = 1.0
-    with spla.tuning.override(sssp_delta=delta):
+    with spla.tuning.override(sssp_delta=delta, sssp_small_bytes=small):
         for n, arcs in ((60, chain), (64, grid)):
             A = build(n, arcs, directed=False)
             _check_all(A, np.array([0, n - 1, n // 2], dtype=np.int64), np.asarray)
@@ -629,13 +735,72 @@ def _host(x):
 @pytest.mark.gpu
 @settings(max_examples=60)
 @given(weighted_graphs(max_n=12), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 4.0]),
-       st.sampled_from([1, 5, 4096]))
-def test_gpu_matches_the_definition(g, seed, delta, batch):
+       st.sampled_from([1, 5, 4096]), st.sampled_from(SMALL))
+def test_gpu_matches_the_definition(g, seed, delta, batch, small):
     n, arcs, directed, pattern = g
     A = build(n, arcs, directed, device="gpu", pattern=pattern)
     src = _sources(n, random.Random(seed))
-    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch):
+    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch, sssp_small_bytes=small):
         _check_all(A, src, _host)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 2000), (40, 50), (3, 1600)])
+def test_gpu_small_distances_equal_the_list_rounds(shape):
+    """A thread block per source (spla_sssp_small) gives the list rounds' distances bit for bit, on
+    road-like grids (deep, degree about 3) and on a graph with hubs (lanes per listed vertex > 1)."""
+    n, arcs = _road_like(*shape, seed=7)
+    rng = random.Random(3)
+    for hub in (0, n // 2):
+        for v in rng.sample(range(n), min(n - 1, 300)):
+            if v != hub:
+                arcs[(hub, v)] = arcs[(v, hub)] = round(rng.uniform(2.0, 9.0), 4)
+    A = build(n, arcs, directed=False, device="gpu")
+    assert sssp_small.runs_small(n, 0)
+    src = np.arange(0, n, 7, dtype=np.int64)
+    got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+    with spla.tuning.override(sssp_small_bytes=0):
+        assert not sssp_small.runs_small(n, 0)
+        want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 2000), (40, 50), (3, 1100)])
+def test_gpu_small_dependencies_equal_the_list_rounds(shape):
+    """A thread block per source running every phase (spla_sssp_small_deps) gives the list rounds'
+    vertex, endpoint and arc sums, on road-like grids and with hubs."""
+    n, arcs = _road_like(*shape, seed=11)
+    rng = random.Random(5)
+    for hub in (1, n // 3):
+        for v in rng.sample(range(n), min(n - 1, 200)):
+            if v != hub:
+                arcs[(hub, v)] = arcs[(v, hub)] = float(rng.randint(2, 6))  # integer lengths: many ties
+    A = build(n, arcs, directed=False, device="gpu")
+    assert sssp_small.runs_small(n, 0, deps=True)
+    src = np.arange(0, n, 5, dtype=np.int64)
+    calls = [dict(edges=False, endpoints=False), dict(edges=True, endpoints=False), dict(edges=False, endpoints=True)]
+    got = [_host(sssp.dependencies(A, src, **kw)) for kw in calls]
+    with spla.tuning.override(sssp_small_bytes=0):
+        want = [_host(sssp.dependencies(A, src, **kw)) for kw in calls]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_small_distances_run_where_a_block_holds_the_search(emulated):
+    """runs_small: 20 bytes a vertex within both sssp_small_bytes and the device's shared memory per
+    block; 0 turns it off."""
+    assert sssp_small.small_bytes(1000) == 20_000
+    limit = spla.tuning.DEFAULT.sssp_small_bytes
+    assert sssp_small.runs_small(limit // 20, 0) and not sssp_small.runs_small(limit // 20 + 1, 0)
+    assert not sssp_small.runs_small(0, 0)
+    with spla.tuning.override(sssp_small_bytes=0):
+        assert not sssp_small.runs_small(1, 0)
+    assert sssp_small.small_bytes(1000, deps=True) == 32_008
+    assert sssp_small.runs_small((limit - 8) // 32, 0, deps=True) and not sssp_small.runs_small((limit - 8) // 32 + 1, 0, deps=True)
+    with spla.tuning.override(sssp_small_bytes=1 << 30):  # the device's 227 KiB (less the static part) bound it then
+        most = 227 * 1024 - sssp_small.SMALL_STATIC_BYTES
+        assert sssp_small.runs_small(most // 20, 0) and not sssp_small.runs_small(most // 20 + 1, 0)
 
 
 @pytest.mark.gpu
@@ -666,13 +831,14 @@ def _road_like(rows, cols, seed):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("small", SMALL)
 @pytest.mark.parametrize("delta", [None, 1.0, 8.0])
 @pytest.mark.parametrize("shape", [(1, 2000), (40, 50), (12, 12)])
-def test_gpu_long_depth_against_scipy_and_the_definition(shape, delta):
+def test_gpu_long_depth_against_scipy_and_the_definition(shape, delta, small):
     n, arcs = _road_like(*shape, seed=shape[0])
     A = build(n, arcs, directed=False, device="gpu")
     src = np.array(sorted({0, n - 1, n // 2, n // 3}), dtype=np.int64)
-    with spla.tuning.override(sssp_delta=delta):
+    with spla.tuning.override(sssp_delta=delta, sssp_small_bytes=small):
         dist = _host(sssp.shortest_paths(A, src, counts=False)[0])
         S = build(n, arcs, directed=False).to_scipy()
         from scipy.sparse.csgraph import dijkstra

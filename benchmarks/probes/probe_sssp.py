@@ -3,7 +3,7 @@ the bytes their distances must move: the measurement behind the tunable sssp_del
 
     PYTHONPATH=. python -m benchmarks.probes.probe_sssp [--graphs-dir DIR] [--deltas none,1,2,4,8,16,32]
         [--graphs rome99,USA-road-d.NY,celegansneural,kron16] [--ny-sources 1000] [--repeat 5] [--deps]
-        [--phases] [--latency] [--out OUT.json]
+        [--phases] [--latency] [--small] [--out OUT.json]
 
 Graphs: DIR/weighted/rome99.gr.gz with every vertex a source, DIR/weighted/USA-road-d.NY.gr.gz with
 --ny-sources sources drawn with seed 0 (DIR: --graphs-dir, else $SPLA_GRAPHS_DIR, else ../shared/graphs
@@ -13,7 +13,9 @@ DIR/weighted/celegansneural.gml.gz (every vertex a source, parallel arcs at thei
 ``kronS``, Graph500's Kronecker graph of scale S with Graph500's SSSP lengths (uniform in (0, 1], seed
 S) and --ny-sources sources.
 
-``--phases`` times each phase of one block's Brandes sums (distances, h, σ, δ) between CUDA events;
+The ``--deltas`` rows run the list rounds (``sssp_small_bytes=0``); ``--small`` adds a row for the small
+path (a thread block per source, ``spla_sssp_small`` and ``spla_sssp_small_deps``) on the graphs it
+takes.  ``--phases`` times each phase of one block's Brandes sums (distances, h, σ, δ) between CUDA events;
 ``--latency`` the launch of an empty resident-grid kernel back to back and a host read of a counter
 (the per-round and per-read costs a deep search pays).
 
@@ -46,7 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import spla
-from spla.backends.gpu import sssp
+from spla.backends.gpu import sssp, sssp_small
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = {"rome99": "weighted/rome99.gr.gz", "USA-road-d.NY": "weighted/USA-road-d.NY.gr.gz",
@@ -223,6 +225,9 @@ def main():
     ap.add_argument("--graphs", default="rome99,USA-road-d.NY")
     ap.add_argument("--phases", action="store_true", help="also time each phase of the Brandes sums")
     ap.add_argument("--latency", action="store_true", help="also time an empty launch and a host read")
+    ap.add_argument("--small", action="store_true",
+                    help="also time the small path (a thread block per source) where the graph fits it; the "
+                         "--deltas rows run the list rounds")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     import cupy as cp
@@ -252,15 +257,19 @@ def main():
         print(f"\n{name}: n={n:,} m={S.nnz:,} sources={len(src):,} (block of {len(block):,}), "
               f"mean length {S.data.mean():.4g}")
         check = dijkstra(S, indices=block[:4])
-        for delta in parse_deltas(a.deltas):
-            with spla.tuning.override(sssp_delta=delta, sssp_max_batch=max(len(src), 1)):
+        policies = [dict(sssp_delta=delta, sssp_small_bytes=0) for delta in parse_deltas(a.deltas)]
+        if a.small and sssp_small.runs_small(n, 0):
+            policies.append(dict(sssp_delta=None, sssp_small_bytes=spla.tuning.DEFAULT.sssp_small_bytes))
+        for policy in policies:
+            delta, small = policy["sssp_delta"], policy["sssp_small_bytes"] > 0
+            with spla.tuning.override(sssp_max_batch=max(len(src), 1), **policy):
                 dist, stats = run_distances(A, block)
                 host = cp.asnumpy(dist)
                 same = bool(np.array_equal(host[:, :4].T, check))
                 fl = floors(S, host)
                 del dist
                 ms, times = timed_ms(lambda: run_distances(A, block), a.repeat)
-                row = {"graph": name, "n": n, "m": int(S.nnz), "k": len(block), "sssp_delta": delta,
+                row = {"graph": name, "n": n, "m": int(S.nnz), "k": len(block), "sssp_delta": delta, "small": small,
                        "distances_ms": ms, "times_ms": times, **stats, "floors_bytes": fl,
                        "share_of_peak": {key: v / (ms * 1e-3) / peak for key, v in fl.items()},
                        "equal_to_scipy": same}
@@ -270,8 +279,10 @@ def main():
                 if a.phases:
                     row["phases_ms"] = phases_ms(A, block)
             results.append(row)
-            print(f"  sssp_delta={delta!s:>5}: distances {ms:9.2f} ms  rounds {stats['rounds']:6d}  "
-                  f"epochs {stats['epochs']:5d}  relaxed {stats['listed'] / max(1, len(block) * n):6.2f} x n·k  "
+            counts = ("a thread block per source" + " " * 41 if small else
+                      f"rounds {stats['rounds']:6d}  epochs {stats['epochs']:5d}  "
+                      f"relaxed {stats['listed'] / max(1, len(block) * n):6.2f} x n·k")
+            print(f"  {'small path' if small else f'sssp_delta={delta!s:>5}'}: distances {ms:9.2f} ms  {counts}  "
                   f"floor share of peak: output {row['share_of_peak']['output']:.1%}, "
                   f"settle {row['share_of_peak']['settle']:.1%}"
                   + (f"  dependencies {row['dependencies_ms']:9.2f} ms" if a.deps else "")

@@ -35,7 +35,9 @@
 //
 // Kernels: spla_sssp_relax<Q, I, UNIT>, spla_sssp_hops<Q, I, UNIT>, spla_sssp_sigma<Q, I, UNIT>,
 //   spla_sssp_delta<Q, I, UNIT> (over an entry list) and spla_sssp_dag_count<I, UNIT>,
-//   spla_sssp_arc_sums<I, UNIT> (over every vertex).  Q: the flat index type (int when n*k < 2^31,
+//   spla_sssp_arc_sums<I, UNIT> (over every vertex); spla_sssp_small<I, UNIT> and
+//   spla_sssp_small_deps<I, UNIT> (sssp_small.cuh, included at the end: a thread block per source,
+//   for graphs that fit its shared memory).  Q: the flat index type (int when n*k < 2^31,
 //   else long long); I: the matrix's index type (int or long long); UNIT: every length 1.
 // Thread mapping: entry-list kernels: a group of G lanes per listed entry (G a power of two <= 32,
 //   from the mean out-degree), grid-stride over the list, group-uniform bounds; lane g walks the
@@ -472,5 +474,7 @@ __global__ void spla_sssp_arc_sums(const I* __restrict__ icolptr, const I* __res
         }
     }
 }
+
+#include "sssp_small.cuh"  // the small path: a thread block per source
 
 #endif  // SPLA_SSSP_CUH

@@ -28,7 +28,11 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    the out-arcs of the entries whose d changed, with atomicMin on the float64 bits; with a finite
    bucket width Δ (:func:`bucket_width`, the frontier policy) it is delta-stepping: an entry at
    d >= the current bound waits in a far list until the near list empties, then the bound moves one
-   bucket past the smallest waiting d;
+   bucket past the smallest waiting d.  Where one source's search fits a thread block's shared memory
+   (:func:`sssp_small.runs_small`), ``spla_sssp_small`` runs instead: a thread block per source, its
+   rounds ended by the block's own barrier, every source in one launch; and for the dependencies
+   ``spla_sssp_small_deps`` runs phases 1 to 4 so (``spla.backends.gpu.sssp_small``),
+   handing a block whose σ passes 2^512 to the list rounds, which rescale;
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round;
 3. σ (``spla_sssp_dag_count``, then ``spla_sssp_sigma``): Kahn's topological sweep of the DAG, an
    entry entering its level (the longest DAG path to it, in arcs) when its last DAG in-arc is
@@ -70,11 +74,12 @@ from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import resident_blocks
+from .sssp_small import runs_small, small_dependencies, small_distances
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
            "SSSP_SOURCE", "KERNEL_KEYS"]
 
-KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums")
+KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums", "small", "small_deps")
 #: the kernels over entry lists, templated on the flat index type too
 LIST_KERNELS = ("relax", "hops", "sigma", "delta")
 
@@ -270,6 +275,8 @@ def _until_done(B, key, lanes, args, ctl):
 def _distances(B):
     """dist (n, k) float64 of the block's sources (inf: unreached)."""
     S, cp, k = B.S, B.cp, B.k
+    if runs_small(B.n, S.device_id):
+        return small_distances(B)
     dist = cp.full((B.n, k), np.inf, dtype=np.float64)
     dist[cp.asarray(B.src), cp.arange(k)] = 0.0
     mark = cp.zeros((B.n, k), dtype=np.int32)
@@ -440,12 +447,17 @@ def dependencies(A, src, *, edges, endpoints):
         S = _arcs(A)
         for block in _blocks(A, S, src, DEPS_BYTES_PER_ENTRY, DEPS_LISTS):
             B = _Block(S, block, cp)
-            dist = _distances(B)
-            hops = _hops(B, dist)
-            sigma, lists, scale = _sigma(B, dist, hops)
-            _check_sigma(sigma, dist, scale)
-            delta = _delta(B, dist, hops, sigma, lists, scale)
-            del lists
+            small = small_dependencies(B) if runs_small(B.n, S.device_id, deps=True) else None
+            if small is not None:
+                dist, hops, sigma, delta = small
+                scale = None
+            else:
+                dist = _distances(B)
+                hops = _hops(B, dist)
+                sigma, lists, scale = _sigma(B, dist, hops)
+                _check_sigma(sigma, dist, scale)
+                delta = _delta(B, dist, hops, sigma, lists, scale)
+                del lists
             if edges:
                 # acc[p] += Σ_s σ(u)/σ(w) (1 + δ(w)) on every DAG arc p = u -> w
                 B.launch("arc_sums", n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(n), np.int64(B.k),

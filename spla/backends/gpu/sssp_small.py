@@ -1,0 +1,89 @@
+"""The small path of the GPU's weighted searches: a thread block per source, its whole search in
+shared memory (``spla/kernels/sssp_small.cuh``), for graphs where one source's search fits.
+
+:mod:`spla.backends.gpu.sssp` calls it for a block of k sources (its ``_Block``: the kernels, the
+arcs, the sources) whenever :func:`runs_small` says the graph fits: :func:`small_distances` for the
+distances, :func:`small_dependencies` for every phase of the Brandes sums.  Both write the (n, k)
+vertex-major arrays the list rounds write, so everything after them is shared.  A search's rounds
+end at the thread block's own barrier: no launch, replay or device-wide hand-off per round, and one
+launch for every source of the block.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ... import tuning as _tuning
+from ...device import any_true
+from .compile import BLOCK, load_cupy, log
+
+#: shared memory per vertex of spla_sssp_small: d (8 bytes), its mark and two list slots (4 each)
+SMALL_BYTES_PER_VERTEX = 20
+#: ... of spla_sssp_small_deps: d and σ (8 bytes each), h, a count and two list slots (4 each)
+SMALL_DEPS_BYTES_PER_VERTEX = 32
+#: the small kernels' static shared memory (list lengths), within the block's
+SMALL_STATIC_BYTES = 64
+
+
+def small_bytes(n, deps=False):
+    """Shared memory one source's search takes on the small path: its distances (spla_sssp_small,
+    SPLA_SSSP_SMALL_BYTES) or with ``deps`` its Brandes sums (spla_sssp_small_deps,
+    SPLA_SSSP_SMALL_DEPS_BYTES)."""
+    return (SMALL_DEPS_BYTES_PER_VERTEX * int(n) + 8) if deps else SMALL_BYTES_PER_VERTEX * int(n)
+
+
+def runs_small(n, device_id, deps=False, t=None):
+    """Whether a graph of n vertices runs its searches on the small path, a thread block per source
+    (the distances, or with ``deps`` every phase of the dependencies): when one source's search fits
+    both the tuning's sssp_small_bytes and the device's shared memory per block."""
+    t = _tuning.current() if t is None else t
+    most = _shared_per_block(device_id) - SMALL_STATIC_BYTES
+    return 0 < n < 2 ** 31 and small_bytes(n, deps) <= min(t.sssp_small_bytes, most)
+
+
+@functools.lru_cache(maxsize=None)
+def _shared_per_block(device_id):
+    """The shared memory a thread block of the device may take when it asks for it (opt-in)."""
+    return int(load_cupy().cuda.Device(device_id).attributes["MaxSharedMemoryPerBlockOptin"])
+
+
+def _launch_small(B, key, nbytes, args):
+    """One launch of a small-path kernel: a thread block per source, ``nbytes`` of shared memory each."""
+    fn = B.funcs[key]
+    if fn.max_dynamic_shared_size_bytes < nbytes:
+        fn.max_dynamic_shared_size_bytes = nbytes
+    fn((B.k,), (BLOCK,), args, shared_mem=nbytes)
+
+
+def small_distances(B):
+    """dist (n, k) float64 of the block's sources from spla_sssp_small: one launch, a thread block
+    per source holding its whole search in shared memory."""
+    S, cp, k = B.S, B.cp, B.k
+    dist = cp.empty((B.n, k), dtype=np.float64)
+    # dist(s, ·) = d of the min.plus closure from s      (a thread block per source, its rounds inside)
+    _launch_small(B, "small", small_bytes(B.n), (S.ocolptr, S.orowidx, S.olen, cp.asarray(B.src), np.int64(k),
+                                                 np.int32(B.n), np.int32(B.G), dist))
+    B.stats = {"rounds": None, "epochs": None, "listed": None}
+    return dist
+
+
+def small_dependencies(B):
+    """(dist, hops, σ, δ) (n, k) of the block's sources from spla_sssp_small_deps, σ unscaled: one
+    launch, a thread block per source running every phase in shared memory; None when a source's σ
+    passed 2^512 (the list rounds, which rescale, run the block instead)."""
+    S, cp, k = B.S, B.cp, B.k
+    dist = cp.empty((B.n, k), dtype=np.float64)
+    hops = cp.empty((B.n, k), dtype=np.int32)
+    sigma = cp.empty((B.n, k), dtype=np.float64)
+    delta = cp.zeros((B.n, k), dtype=np.float64)
+    failed = cp.zeros(k, dtype=np.int32)
+    # d, h, σ and δ of each source            (a thread block per source: its rounds, Kahn's levels, the sweep back)
+    _launch_small(B, "small_deps", small_bytes(B.n, deps=True),
+                  (S.ocolptr, S.orowidx, S.olen, cp.asarray(B.src), np.int64(k), np.int32(B.n), np.int32(B.G),
+                   dist, hops, sigma, delta, failed))
+    if any_true(failed != 0):
+        log.debug("gpu sssp: a source's path counts passed 2^512 on the small path; the list rounds run the block")
+        return None
+    return dist, hops, sigma, delta
