@@ -787,6 +787,26 @@ def test_gpu_small_dependencies_equal_the_list_rounds(shape):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
 
 
+def test_ties_possible_only_where_a_length_is_zero_or_absorbed():
+    assert sssp.ties_possible(0.0, 1.0) and sssp.ties_possible(0.0, 0.0)
+    assert not sssp.ties_possible(1.0, 1e6) and not sssp.ties_possible(math.inf, 5.0)
+    assert sssp.ties_possible(1e-10, 1e7)          # spacing(1e7) / 2 > 1e-10: fl(1e7 + 1e-10) == 1e7
+    assert sssp.ties_possible(1.0, 2.0 ** 53) and not sssp.ties_possible(1.0, 2.0 ** 52)
+    assert not sssp.ties_possible(5e-324, 0.0)     # fl(0 + w) = w > 0
+
+
+@pytest.mark.parametrize("small", SMALL)
+def test_emulated_absorbed_lengths_keep_h(emulated, small):
+    """Positive lengths that rounding absorbs (1e-12 after 1e6) make tight arcs between equal distances:
+    h still orders them, and the sums are the definition's."""
+    arcs = {(0, 1): 1e6, (1, 2): 1e-12, (2, 3): 1e-12, (1, 3): 1.0, (3, 4): 2.0, (2, 4): 2.0, (0, 5): 3e6,
+            (5, 4): 1e-12}
+    A = build(6, arcs, directed=True)
+    assert sssp.ties_possible(1e-12, 3e6)
+    with spla.tuning.override(sssp_small_bytes=small):
+        _check_all(A, np.arange(6, dtype=np.int64), np.asarray)
+
+
 def test_small_distances_run_where_a_block_holds_the_search(emulated):
     """runs_small: 20 bytes a vertex within both sssp_small_bytes and the device's shared memory per
     block; 0 turns it off."""

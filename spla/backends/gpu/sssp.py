@@ -33,7 +33,9 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    rounds ended by the block's own barrier, every source in one launch; and for the dependencies
    ``spla_sssp_small_deps`` runs phases 1 to 4 so (``spla.backends.gpu.sssp_small``),
    handing a block whose σ passes 2^512 to the list rounds, which rescale;
-2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round;
+2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
+   every h 0, where no tight arc can join equal distances (:func:`ties_possible`: every length above
+   half the spacing of the block's farthest distance), since h then orders nothing;
 3. σ (``spla_sssp_dag_count``, then ``spla_sssp_sigma``): Kahn's topological sweep of the DAG, an
    entry entering its level (the longest DAG path to it, in arcs) when its last DAG in-arc is
    counted; the levels stay in one queue of the block's reached entries;
@@ -142,6 +144,7 @@ class _Arcs:
         self.ilen = one if self.unit else ilen
         self.olen = one if self.unit else transpose_lengths(A, At)
         self.mean_length = 1.0 if self.unit else (float(ilen.mean()) if ilen.size else 0.0)
+        self.min_length = math.inf if not self.nnz else (1.0 if self.unit else float(ilen.min()))
         self.index_dtype = idx
         self.device = A.device
         self.device_id = cp.cuda.Device().id
@@ -294,6 +297,23 @@ def _distances(B):
         log.debug("gpu sssp: distances of %d sources in %d rounds, %d buckets, %d entries relaxed (bucket width %g)",
                   k, B.stats["rounds"], B.stats["epochs"], B.stats["listed"], width)
     return dist
+
+
+def ties_possible(min_length, farthest):
+    """Whether a tight arc may join two entries at equal distance: a length of 0, or one that rounding
+    absorbs into a distance up to ``farthest`` (fl(d + w) == d needs w <= spacing(d) / 2, and spacing
+    grows with d).  Only such arcs need h to order the DAG; without them every tight arc climbs in d."""
+    return not min_length > np.spacing(np.float64(farthest)) / 2
+
+
+def _hops_or_flat(B, dist):
+    """h of the block (:func:`_hops`) where a tight arc may join equal distances, else every h 0 (the
+    DAG order is then d's alone, and the h search's rounds are saved)."""
+    cp = B.cp
+    far = float(to_numpy(cp.where(dist != np.inf, dist, 0.0).max())) if dist.size else 0.0
+    if ties_possible(B.S.min_length, far):
+        return _hops(B, dist)
+    return cp.zeros((B.n, B.k), dtype=np.int32)
 
 
 def _hops(B, dist):
@@ -453,7 +473,7 @@ def dependencies(A, src, *, edges, endpoints):
                 scale = None
             else:
                 dist = _distances(B)
-                hops = _hops(B, dist)
+                hops = _hops_or_flat(B, dist)
                 sigma, lists, scale = _sigma(B, dist, hops)
                 _check_sigma(sigma, dist, scale)
                 delta = _delta(B, dist, hops, sigma, lists, scale)
@@ -529,7 +549,7 @@ def shortest_paths(A, src, *, counts):
             dist = _distances(B)
             dist_out[at:at + B.k] = dist.T
             if counts:
-                hops = _hops(B, dist)
+                hops = _hops_or_flat(B, dist)
                 sigma, lists, scale = _sigma(B, dist, hops)
                 if scale is not None:
                     sigma = cp.ldexp(sigma, scale)  # inf beyond float64
