@@ -407,23 +407,26 @@ def test_lengths_are_checked_once_per_matrix(device, monkeypatch):
     assert spla.weights.check_lengths(A, "weighted closeness") is first and len(calls) == 1
     shortest_path_lengths(A, [0], weight=True)
     assert len(calls) == 1
-    closeness_centrality(A, distance=True)  # its searches run over A.T, another matrix: checked once too
+    # its searches run over A.T, another matrix: checked once too, or on a GPU taken from A's check (the
+    # searches there read A's lengths in both orders already)
     closeness_centrality(A, distance=True)
-    assert len(calls) == 2
+    closeness_centrality(A, distance=True)
+    assert len(calls) == (1 if spla.device.is_gpu(device) else 2)
+    del calls[1:]
     A.drop_cached("checked_lengths")
     spla.weights.check_lengths(A)
-    assert len(calls) == 3
+    assert len(calls) == 2
     bad = spla.Matrix.from_edges(np.array([0, 1]), np.array([1, 2]), values=np.array([1.0, -2.0]), directed=True,
                                  device=device)
     for _ in range(2):
         with pytest.raises(spla.InvalidGraph, match="1 -> 2"):
             spla.weights.check_lengths(bad)
-    assert len(calls) == 5
+    assert len(calls) == 4
     B = spla.Matrix.from_edges(np.array([0, 2]), np.array([1, 1]), values=np.array([5, 7]), directed=True,
                                device=device)
     Bt = B.T
     assert to_numpy(spla.weights.transpose_lengths(B, Bt)).tolist() == [5.0, 7.0]  # B's check covers B.T
-    assert len(calls) == 6
+    assert len(calls) == 5
     with pytest.raises(ValueError, match="A.T"):
         spla.weights.transpose_lengths(B, spla.Matrix.from_edges(np.array([0]), np.array([1]), values=np.array([1]),
                                                                  directed=True, device=device))
