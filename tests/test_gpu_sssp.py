@@ -469,7 +469,7 @@ def _arc_sums(unit):
 #: kernel key -> its Python transcription (a factory over UNIT)
 class _Small:
     """spla_sssp_small: a thread block per source (sources in a shuffled order), each running its rounds
-    over a vertex list with round-tagged marks, the listed vertices in a shuffled order."""
+    over a frontier (a vertex at most once, as the kernel's bitmap holds it), in a shuffled order."""
 
     def __init__(self, unit):
         self.unit = unit
@@ -501,13 +501,28 @@ class _Small:
             out[np.arange(n) * k + s] = d
 
 
-class _SmallDeps(_Small):
-    """spla_sssp_small_deps: per source (shuffled), the distances as _Small, h level by level over tight
-    arcs, the DAG counts, Kahn's levels of σ (each level's vertices shuffled), failed[s] = 1 where σ
-    passes 2^512, else δ deepest level first."""
+class _SmallSums(_Small):
+    """spla_sssp_small_sums: per source (shuffled), the distances as _Small, then (Σ d, |reached|,
+    Σ 1/d over d > 0) into the source's slots."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
-        ocp, ori, olen, src, k, n, _G, dist, hops, sigma, delta, failed = a
+        ocp, ori, olen, src, k, n, _G, dsum, reach, harm = a
+        k = int(k)
+        for s in _order(k):
+            one = np.empty(int(n))
+            super().__call__(None, None, (ocp, ori, olen, src[s:s + 1], 1, n, _G, one), shared_mem)
+            fin = one[one != math.inf]
+            dsum[s], reach[s], harm[s] = fin.sum(), fin.size, (1.0 / fin[fin > 0]).sum()
+
+
+class _SmallDeps(_Small):
+    """spla_sssp_small_deps: per source (shuffled), the distances as _Small, h level by level over tight
+    arcs (every h 0 where the source's farthest distance admits no ties, ``sssp.ties_possible``), the
+    DAG counts, Kahn's levels of σ (each level's vertices shuffled), failed[s] = 1 where σ passes
+    2^512, else δ deepest level first."""
+
+    def __call__(self, _grid, _block, a, shared_mem=0):
+        ocp, ori, olen, src, k, n, _G, min_length, dist, hops, sigma, delta, failed = a
         k, n = int(k), int(n)
         assert shared_mem == sssp_small.small_bytes(n, deps=True) <= self.max_dynamic_shared_size_bytes
         col = np.arange(n) * k
@@ -523,8 +538,10 @@ class _SmallDeps(_Small):
                     if w != u and d[u] + _length(self.unit, olen, p) == d[w]:
                         yield w
 
-            h = [-1] * n
-            h[s0], level, t = 0, [s0], 0
+            far = max((x for x in d if x != math.inf), default=0.0)
+            ties = sssp.ties_possible(float(min_length), far)
+            h = [-1] * n if ties else [0] * n
+            h[s0], level, t = 0, [s0] if ties else [], 0
             while level:
                 nxt = []
                 for i in _order(len(level)):
@@ -539,7 +556,7 @@ class _SmallDeps(_Small):
 
             count = [0] * n
             for u in range(n):
-                if h[u] >= 0:
+                if d[u] != math.inf:
                     for w in dag(u):
                         count[w] += 1
             sg = [0.0] * n
@@ -566,7 +583,7 @@ class _SmallDeps(_Small):
 
 
 EMULATED = {"relax": _relax, "hops": _hops, "dag_count": _dag_count, "sigma": _sigma, "delta": _delta,
-            "arc_sums": _arc_sums, "small": _Small, "small_deps": _SmallDeps}
+            "arc_sums": _arc_sums, "small": _Small, "small_sums": _SmallSums, "small_deps": _SmallDeps}
 
 
 class _FakeDevice:
@@ -759,10 +776,16 @@ def test_gpu_small_distances_equal_the_list_rounds(shape):
     assert sssp_small.runs_small(n, 0)
     src = np.arange(0, n, 7, dtype=np.int64)
     got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+    twice = np.r_[src, src[:3]]  # spla_sssp_small_sums, a source listed twice counting twice
+    sums = [_host(x) for x in sssp.distance_sums(A, twice, outgoing=True)]
     with spla.tuning.override(sssp_small_bytes=0):
         assert not sssp_small.runs_small(n, 0)
         want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        want_sums = [_host(x) for x in sssp.distance_sums(A, twice, outgoing=True)]
     np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+    np.testing.assert_array_equal(sums[1], want_sums[1])
+    for g, w in ((sums[0], want_sums[0]), (sums[2], want_sums[2])):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=0)  # the same terms, summed in another order
 
 
 @pytest.mark.gpu
@@ -808,11 +831,12 @@ def test_emulated_absorbed_lengths_keep_h(emulated, small):
 
 
 def test_small_distances_run_where_a_block_holds_the_search(emulated):
-    """runs_small: 20 bytes a vertex within both sssp_small_bytes and the device's shared memory per
-    block; 0 turns it off."""
-    assert sssp_small.small_bytes(1000) == 20_000
+    """runs_small: 8 bytes and 2 bits a vertex (32 bytes for the dependencies) within both
+    sssp_small_bytes and the device's shared memory per block; 0 turns it off."""
+    assert sssp_small.small_bytes(1000) == 8 * 1000 + 2 * 4 * 32 and sssp_small.small_bytes(1) == 16
     limit = spla.tuning.DEFAULT.sssp_small_bytes
-    assert sssp_small.runs_small(limit // 20, 0) and not sssp_small.runs_small(limit // 20 + 1, 0)
+    most_n = max(n for n in range(limit // 8 + 1) if 8 * n + 8 * -(-n // 32) <= limit)
+    assert sssp_small.runs_small(most_n, 0) and not sssp_small.runs_small(most_n + 1, 0)
     assert not sssp_small.runs_small(0, 0)
     with spla.tuning.override(sssp_small_bytes=0):
         assert not sssp_small.runs_small(1, 0)
@@ -820,7 +844,8 @@ def test_small_distances_run_where_a_block_holds_the_search(emulated):
     assert sssp_small.runs_small((limit - 8) // 32, 0, deps=True) and not sssp_small.runs_small((limit - 8) // 32 + 1, 0, deps=True)
     with spla.tuning.override(sssp_small_bytes=1 << 30):  # the device's 227 KiB (less the static part) bound it then
         most = 227 * 1024 - sssp_small.SMALL_STATIC_BYTES
-        assert sssp_small.runs_small(most // 20, 0) and not sssp_small.runs_small(most // 20 + 1, 0)
+        most_n = max(n for n in range(most // 8 + 1) if 8 * n + 8 * -(-n // 32) <= most)
+        assert sssp_small.runs_small(most_n, 0) and not sssp_small.runs_small(most_n + 1, 0)
 
 
 @pytest.mark.gpu

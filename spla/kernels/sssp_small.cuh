@@ -8,40 +8,51 @@
 // rounds, bit for bit; h is claimed level by level as spla_sssp_hops claims it; σ and δ sweep the
 // same Kahn levels as spla_sssp_sigma and spla_sssp_delta, δ with the same lanes and butterfly.
 //
-// Kernels: spla_sssp_small<I, UNIT> (the distances) and spla_sssp_small_deps<I, UNIT> (distances,
-//   h, σ and δ).  I: the matrix's index type; UNIT: every length 1.
+// Kernels: spla_sssp_small<I, UNIT> (the distances), spla_sssp_small_sums<I, UNIT> (each source's
+//   sums over the vertices it reaches) and spla_sssp_small_deps<I, UNIT> (distances, h, σ and δ).
+//   I: the matrix's index type; UNIT: every length 1.
 // Thread mapping: one thread block per source, grid-stride over the k sources (block b takes
-//   s = b, b + gridDim.x, ...).  Inside a block every phase is a sequence of rounds over a list of
-//   vertices held in shared memory, a group of G lanes per listed vertex u (G a power of two <= 32):
-//   groups stride over the list, lane g walks u's out-arcs g, g + G, ...; a round ends at a
-//   __syncthreads, and a phase when a round lists nothing.
+//   s = b, b + gridDim.x, ...).  Inside a block every phase is a sequence of rounds, a group of G
+//   lanes per vertex u (G a power of two <= 32), lane g walking u's out-arcs g, g + G, ...; a round
+//   ends at a __syncthreads, and a phase when a round has nothing left.  The distances' rounds
+//   take their vertices from a frontier bitmap (groups stride over 0..n-1 and skip unset bits: a
+//   bit a vertex keeps the shared memory small, so more sources are in flight on each SM); h, σ
+//   and δ take theirs from vertex lists (groups stride over the list).
 // Shapes: ocolptr (n+1,), orowidx (m,) I and olen (m,) double: out-arcs as the CSC of A^T (olen never
 //   read when UNIT); src (k,) long long; dist, sigma, delta (n*k,) double and hops (n*k,) int,
-//   vertex-major (entry (v, s) at v*k + s); failed (k,) int.
+//   vertex-major (entry (v, s) at v*k + s); failed (k,) int; dsum, harm (k,) double, reach (k,)
+//   long long.
 // What a thread block owns, in dynamic shared memory:
-//   spla_sssp_small (SPLA_SSSP_SMALL_BYTES(n)): d (n,) unsigned long long, the bits of d(s, v)
-//     (non-negative doubles order as their bits; +inf's bits: unreached), lowered by atomicMin;
-//     mark (n,) int, the round a vertex was last listed for (rounds count from 1: no clearing
-//     between rounds); two lists of n ints, each vertex at most once per list by its mark.
+//   spla_sssp_small and spla_sssp_small_sums (SPLA_SSSP_SMALL_BYTES(n)): d (n,) unsigned long long,
+//     the bits of d(s, v) (non-negative doubles order as their bits; +inf's bits: unreached),
+//     lowered by atomicMin; two frontier bitmaps of SPLA_SSSP_SMALL_WORDS(n) words, the round's
+//     and the next round's (a vertex is set in the next when the round lowers its d).
 //   spla_sssp_small_deps (SPLA_SSSP_SMALL_DEPS_BYTES(n)): d as above; sg (n,) double, σ(v) and, once
 //     δ(v) is known, (1 + δ(v)) / σ(v), the term every DAG predecessor of v pulls; h (n,) int; aux
-//     (n,) int, the mark of the distances, then the DAG in-arcs not yet counted; the two lists (n
-//     ints, then n + 2): the rounds' lists, then Kahn's queue of the reached vertices (level after
-//     level) and the levels' starts.
-//   and in static shared memory the list lengths.
-// Writes: spla_sssp_small every entry of dist.  spla_sssp_small_deps every entry of dist, hops and
+//     (n,) int, the DAG in-arcs not yet counted; two lists (n ints, then n + 2): the distances'
+//     bitmaps, then h's lists, then Kahn's queue of the reached vertices (level after level) and
+//     the levels' starts.
+//   and in static shared memory the list lengths and the block's partial sums.
+// Writes: spla_sssp_small every entry of dist; spla_sssp_small_sums dsum[s] = Σ d(s, v) and
+//   reach[s] = |{v : d(s, v) < inf}| (v = s included) and harm[s] = Σ 1/d(s, v) over 0 < d < inf,
+//   each summed in the block's fixed order.  spla_sssp_small_deps every entry of dist, hops and
 //   sigma (0 where unreached), delta at the reached entries (the host zeroes it), and failed[s] = 1
 //   where σ passes 2^512 (the list rounds, which rescale, run that block again; its other writes are
-//   then void).
-// Host guarantees: blockDim.x a multiple of 32 and of G; the dynamic shared memory above; n < 2^31.
+//   then void).  Where no tight arc can join equal distances (every length above half the spacing of
+//   the source's farthest distance: sssp.py's ties_possible, decided per source) h orders nothing:
+//   every hops entry of the source is 0 and h's rounds are skipped, as the list rounds do.
+// Host guarantees: blockDim.x a multiple of 32 and of G, at most 1024; the dynamic shared memory
+//   above; n < 2^31.
 
 #ifndef SPLA_SSSP_SMALL_CUH
 #define SPLA_SSSP_SMALL_CUH
 
 #include "sssp.cuh"  // spla_sssp_len, spla_sssp_dag_order
 
-// Dynamic shared memory of one source's search: d (8 bytes), mark and two list slots (4 each) a vertex.
-#define SPLA_SSSP_SMALL_BYTES(n) (20ll * (long long)(n))
+// Words of one frontier bitmap (a bit a vertex).
+#define SPLA_SSSP_SMALL_WORDS(n) (((long long)(n) + 31ll) / 32ll)
+// Dynamic shared memory of one source's search: d (8 bytes a vertex) and two frontier bitmaps.
+#define SPLA_SSSP_SMALL_BYTES(n) (8ll * (long long)(n) + 8ll * SPLA_SSSP_SMALL_WORDS(n))
 // ... of one source's Brandes sums: d and sg (8 bytes each), h, aux and two list slots (4 each) a
 // vertex, and two more slots for the levels' starts.
 #define SPLA_SSSP_SMALL_DEPS_BYTES(n) (32ll * (long long)(n) + 8ll)
@@ -76,30 +87,28 @@ __device__ __forceinline__ void spla_small_flip(int* count, int& cur)
     __syncthreads();
 }
 
-// The distances from s0 into d (every vertex's bits), over the rounds of a vertex list: mark (n,)
-// and lists (2n,) as the header says; count (2,) the lists' lengths.  Ends with the block in step.
+// The distances from s0 into d (every vertex's bits), over rounds of a frontier bitmap: bits (two
+// bitmaps of SPLA_SSSP_SMALL_WORDS(n) words, the round's and the next's).  A round relaxes the
+// out-arcs of the vertices set in its bitmap, setting in the next one each head whose d it lowers,
+// then clears its own for the round after.  Ends with the block in step.
 template <class I, bool UNIT>
 __device__ __forceinline__ void spla_small_search(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                                   const double* __restrict__ olen, int s0, int n, int G,
-                                                  unsigned long long* d, int* mark, int* lists, int* count)
+                                                  unsigned long long* d, unsigned int* bits)
 {
     const int lane = (int)(threadIdx.x & (unsigned int)(G - 1));
     const int group = (int)(threadIdx.x / (unsigned int)G);
     const int groups = (int)(blockDim.x / (unsigned int)G);
-    for (int v = threadIdx.x; v < n; v += blockDim.x) {
-        d[v] = v == s0 ? 0ull : 0x7ff0000000000000ull;
-        mark[v] = v == s0 ? 1 : 0;
-    }
-    spla_small_first(s0, lists, count);
-    int cur = 0;
-    for (int round = 1;; ++round) {
-        const int nlist = count[cur];
-        if (nlist == 0) break;  // block-uniform: read after the round's __syncthreads
-        const int* list = lists + (cur ? n : 0);
-        int* next = lists + (cur ? 0 : n);
-        int* nnext = count + (1 - cur);
-        for (int i = group; i < nlist; i += groups) {
-            const int u = list[i];
+    const int words = (int)SPLA_SSSP_SMALL_WORDS(n);
+    unsigned int* cur = bits;
+    unsigned int* nxt = bits + words;
+    for (int v = threadIdx.x; v < n; v += blockDim.x) d[v] = v == s0 ? 0ull : 0x7ff0000000000000ull;
+    for (int i = threadIdx.x; i < 2 * words; i += blockDim.x)
+        bits[i] = i == (s0 >> 5) ? 1u << (s0 & 31) : 0u;  // the first round's frontier: s0 alone
+    __syncthreads();
+    for (;;) {
+        for (int u = group; u < n; u += groups) {
+            if (!((cur[u >> 5] >> (u & 31)) & 1u)) continue;  // a warp's vertices share a word
             // d(u) now: at least as low as every lowering of the rounds before this one
             const double du = spla_small_d(d, u);
             const long long end = (long long)__ldg(ocolptr + u + 1);
@@ -109,12 +118,20 @@ __device__ __forceinline__ void spla_small_search(const I* __restrict__ ocolptr,
                 const unsigned long long nb =
                     (unsigned long long)__double_as_longlong(__dadd_rn(du, spla_sssp_len<UNIT>(olen, p)));
                 if (nb >= *((volatile unsigned long long*)(d + w))) continue;
-                // d(w) = min(d(w), fl(d(u) + w(u, w))); where it lowers d(w), w is listed for round + 1
-                if (nb < atomicMin(d + w, nb) && atomicExch(mark + w, round + 1) != round + 1)
-                    next[atomicAdd(nnext, 1)] = w;
+                // d(w) = min(d(w), fl(d(u) + w(u, w))); where it lowers d(w), w is in the next round
+                if (nb < atomicMin(d + w, nb)) atomicOr(nxt + (w >> 5), 1u << (w & 31));
             }
         }
-        spla_small_flip(count, cur);
+        __syncthreads();  // the round's relaxations are done: its bitmap is spent, the next one whole
+        int more = 0;
+        for (int i = threadIdx.x; i < words; i += blockDim.x) {
+            cur[i] = 0u;
+            more |= nxt[i] != 0u;
+        }
+        if (!__syncthreads_or(more)) break;
+        unsigned int* t = cur;
+        cur = nxt;
+        nxt = t;
     }
 }
 
@@ -133,34 +150,88 @@ __global__ void spla_sssp_small(const I* __restrict__ ocolptr, const I* __restri
 {
     extern __shared__ unsigned long long spla_small_smem[];
     unsigned long long* d = spla_small_smem;
-    int* mark = (int*)(d + n);
-    __shared__ int count[2];
+    unsigned int* bits = (unsigned int*)(d + n);
     for (long long s = blockIdx.x; s < k; s += gridDim.x) {
         // d = d(s, ·): the min.plus closure from s
-        spla_small_search<I, UNIT>(ocolptr, orowidx, olen, (int)src[s], n, G, d, mark, mark + n, count);
+        spla_small_search<I, UNIT>(ocolptr, orowidx, olen, (int)src[s], n, G, d, bits);
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             dist[(long long)v * k + s] = __longlong_as_double((long long)d[v]);
-        __syncthreads();  // d and the lists are the next source's
+        __syncthreads();  // d and the bitmaps are the next source's
+    }
+}
+
+// The block's sum of x (one value a thread) into every thread, in a fixed order: within each warp,
+// then over the warps by thread 0.  part holds 32 partials; the block is in step after.
+template <class T>
+__device__ __forceinline__ T spla_small_block_sum(T x, T* part)
+{
+    for (int off = 16; off > 0; off >>= 1) x += __shfl_down_sync(0xffffffffu, x, off);
+    if ((threadIdx.x & 31u) == 0) part[threadIdx.x >> 5] = x;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T total = part[0];
+        for (int w = 1; w < (int)(blockDim.x >> 5); ++w) total += part[w];
+        part[0] = total;
+    }
+    __syncthreads();
+    const T total = part[0];
+    __syncthreads();  // part is free again
+    return total;
+}
+
+template <class I, bool UNIT>
+__global__ void spla_sssp_small_sums(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
+                                     const double* __restrict__ olen, const long long* __restrict__ src,
+                                     long long k, int n, int G, double* __restrict__ dsum,
+                                     long long* __restrict__ reach, double* __restrict__ harm)
+{
+    extern __shared__ unsigned long long spla_small_smem[];
+    unsigned long long* d = spla_small_smem;
+    unsigned int* bits = (unsigned int*)(d + n);
+    __shared__ double dpart[32];
+    __shared__ long long cpart[32];
+    for (long long s = blockIdx.x; s < k; s += gridDim.x) {
+        // d = d(s, ·), then (Σ d, |reached|, Σ 1/d) over the vertices s reaches
+        spla_small_search<I, UNIT>(ocolptr, orowidx, olen, (int)src[s], n, G, d, bits);
+        double sd = 0.0, sh = 0.0;
+        long long c = 0;
+        for (int v = threadIdx.x; v < n; v += blockDim.x) {
+            const double dv = __longlong_as_double((long long)d[v]);
+            if (dv == __longlong_as_double(0x7ff0000000000000ll)) continue;
+            sd += dv;
+            ++c;
+            if (dv > 0.0) sh += 1.0 / dv;
+        }
+        sd = spla_small_block_sum(sd, dpart);
+        sh = spla_small_block_sum(sh, dpart);
+        c = spla_small_block_sum(c, cpart);
+        if (threadIdx.x == 0) {
+            dsum[s] = sd;
+            reach[s] = c;
+            harm[s] = sh;
+        }
     }
 }
 
 template <class I, bool UNIT>
 __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                      const double* __restrict__ olen, const long long* __restrict__ src,
-                                     long long k, int n, int G, double* __restrict__ dist,
-                                     int* __restrict__ hops, double* __restrict__ sigma,
-                                     double* __restrict__ delta, int* __restrict__ failed)
+                                     long long k, int n, int G, double min_length,
+                                     double* __restrict__ dist, int* __restrict__ hops,
+                                     double* __restrict__ sigma, double* __restrict__ delta,
+                                     int* __restrict__ failed)
 {
     extern __shared__ unsigned long long spla_small_smem[];
     unsigned long long* d = spla_small_smem;
     double* sg = (double*)(d + n);
     int* h = (int*)(sg + n);
     int* aux = h + n;
-    int* queue = aux + n;   // the distances' and h's first list, then Kahn's queue
-    int* starts = queue + n;  // their second list, then the levels' starts (n + 2 slots)
+    int* queue = aux + n;   // the distances' bitmaps, h's first list, then Kahn's queue
+    int* starts = queue + n;  // h's second list, then the levels' starts (n + 2 slots)
     __shared__ int count[2];
     __shared__ int qend;
     __shared__ int too_big;
+    __shared__ unsigned long long far;
     const int lane = (int)(threadIdx.x & (unsigned int)(G - 1));
     const int group = (int)(threadIdx.x / (unsigned int)G);
     const int groups = (int)(blockDim.x / (unsigned int)G);
@@ -170,11 +241,24 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
     for (long long s = blockIdx.x; s < k; s += gridDim.x) {
         const int s0 = (int)src[s];
         // d = d(s, ·)
-        spla_small_search<I, UNIT>(ocolptr, orowidx, olen, s0, n, G, d, aux, queue, count);
+        if (threadIdx.x == 0) far = 0ull;
+        spla_small_search<I, UNIT>(ocolptr, orowidx, olen, s0, n, G, d, (unsigned int*)queue);
+
+        // ties: whether a tight arc may join equal distances (sssp.py's ties_possible), from the
+        // farthest finite d; without such arcs h orders nothing and stays 0
+        unsigned long long mine = 0ull;
+        for (int v = threadIdx.x; v < n; v += blockDim.x)
+            if (d[v] < 0x7ff0000000000000ull && d[v] > mine) mine = d[v];
+        if (mine) atomicMax(&far, mine);
+        __syncthreads();
+        const double fd = __longlong_as_double((long long)far);
+        const bool ties = !(min_length > (__longlong_as_double(__double_as_longlong(fd) + 1ll) - fd) / 2.0);
 
         // h<tight, h == -1> = t + 1 over the out-arcs of level t, level after level
-        for (int v = threadIdx.x; v < n; v += blockDim.x) h[v] = v == s0 ? 0 : -1;
+        for (int v = threadIdx.x; v < n; v += blockDim.x) h[v] = (v == s0 || !ties) ? 0 : -1;
         spla_small_first(s0, queue, count);
+        if (!ties && threadIdx.x == 0) count[0] = 0;  // no rounds: the list is empty
+        __syncthreads();
         int cur = 0;
         for (int t = 0;; ++t) {
             const int nlist = count[cur];
@@ -203,7 +287,7 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
         }
         __syncthreads();
         for (int u = group; u < n; u += groups) {
-            if (h[u] < 0) continue;
+            if (d[u] == 0x7ff0000000000000ull) continue;  // unreached
             const double du = __longlong_as_double((long long)d[u]);
             const long long end = (long long)__ldg(ocolptr + u + 1);
             for (long long p = (long long)__ldg(ocolptr + u) + lane; p < end; p += G) {

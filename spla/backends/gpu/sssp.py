@@ -30,12 +30,15 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    d >= the current bound waits in a far list until the near list empties, then the bound moves one
    bucket past the smallest waiting d.  Where one source's search fits a thread block's shared memory
    (:func:`sssp_small.runs_small`), ``spla_sssp_small`` runs instead: a thread block per source, its
-   rounds ended by the block's own barrier, every source in one launch; and for the dependencies
-   ``spla_sssp_small_deps`` runs phases 1 to 4 so (``spla.backends.gpu.sssp_small``),
-   handing a block whose σ passes 2^512 to the list rounds, which rescale;
+   rounds ended by the block's own barrier, every source in one launch (``spla_sssp_small_sums``
+   where only each source's sums over the vertices it reaches are asked for: no (n, k) array); and
+   for the dependencies ``spla_sssp_small_deps`` runs phases 1 to 4 so
+   (``spla.backends.gpu.sssp_small``), handing a block whose σ passes 2^512 to the list rounds,
+   which rescale;
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
    every h 0, where no tight arc can join equal distances (:func:`ties_possible`: every length above
-   half the spacing of the block's farthest distance), since h then orders nothing;
+   half the spacing of the block's farthest distance, a source's own on the small path), since h
+   then orders nothing;
 3. σ (``spla_sssp_dag_count``, then ``spla_sssp_sigma``): Kahn's topological sweep of the DAG, an
    entry entering its level (the longest DAG path to it, in arcs) when its last DAG in-arc is
    counted; the levels stay in one queue of the block's reached entries;
@@ -76,12 +79,12 @@ from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import resident_blocks
-from .sssp_small import runs_small, small_dependencies, small_distances
+from .sssp_small import runs_small, small_dependencies, small_distances, small_sums
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
            "SSSP_SOURCE", "KERNEL_KEYS"]
 
-KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums", "small", "small_deps")
+KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums", "small", "small_sums", "small_deps")
 #: the kernels over entry lists, templated on the flat index type too
 LIST_KERNELS = ("relax", "hops", "sigma", "delta")
 
@@ -106,7 +109,7 @@ RESCALE_TO = 2.0 ** 256
 
 
 def sssp_name_expressions(flat_dtype, index_dtype, unit):
-    """{kernel key: NVRTC name expression} of the six kernels for one (flat index type of the entries,
+    """{kernel key: NVRTC name expression} of the kernels (KERNEL_KEYS) for one (flat index type of the entries,
     matrix index type, every length 1)."""
     q = INDEX_TYPES[np.dtype(flat_dtype)]
     i = INDEX_TYPES[np.dtype(index_dtype)]
@@ -510,6 +513,19 @@ def distance_sums(A, src, *, outgoing):
             return dsum, reach, harm
         S = _arcs(A)
         axis = 0 if outgoing else 1
+        if outgoing and runs_small(n, S.device_id):
+            # (S, r, H)[s] += each source's sums, a thread block per source      (no (n, k) distances)
+            kb = _tuning.current().sssp_max_batch  # the sums take 32 bytes a source
+            for lo in range(0, src.size, kb):
+                block = src[lo:lo + kb]
+                d, c, h = small_sums(_Block(S, block, cp))
+                b_dev, unique = cp.asarray(block), np.unique(block).size == block.size
+                for total, part in ((dsum, d), (reach, c), (harm, h)):
+                    if unique:
+                        total[b_dev] += part
+                    else:  # a source listed twice counts twice
+                        total += cp.bincount(b_dev, weights=part.astype(np.float64), minlength=n).astype(total.dtype)
+            return dsum, reach, harm
         for block in _blocks(A, S, src, DIST_BYTES_PER_ENTRY, DIST_LISTS):
             dist = _distances(_Block(S, block, cp))
             fin = dist != np.inf

@@ -3,7 +3,8 @@ shared memory (``spla/kernels/sssp_small.cuh``), for graphs where one source's s
 
 :mod:`spla.backends.gpu.sssp` calls it for a block of k sources (its ``_Block``: the kernels, the
 arcs, the sources) whenever :func:`runs_small` says the graph fits: :func:`small_distances` for the
-distances, :func:`small_dependencies` for every phase of the Brandes sums.  Both write the (n, k)
+distances, :func:`small_sums` for each source's sums over the vertices it reaches (closeness, sums of
+distances), :func:`small_dependencies` for every phase of the Brandes sums.  Both write the (n, k)
 vertex-major arrays the list rounds write, so everything after them is shared.  A search's rounds
 end at the thread block's own barrier: no launch, replay or device-wide hand-off per round, and one
 launch for every source of the block.
@@ -17,21 +18,29 @@ import numpy as np
 
 from ... import tuning as _tuning
 from ...device import any_true
-from .compile import BLOCK, load_cupy, log
+from .compile import load_cupy, log
 
-#: shared memory per vertex of spla_sssp_small: d (8 bytes), its mark and two list slots (4 each)
-SMALL_BYTES_PER_VERTEX = 20
+#: shared memory per vertex of spla_sssp_small and spla_sssp_small_sums: d (8 bytes), beside two
+#: frontier bitmaps (a bit each, in 4-byte words)
+SMALL_BYTES_PER_VERTEX = 8
 #: ... of spla_sssp_small_deps: d and σ (8 bytes each), h, a count and two list slots (4 each)
 SMALL_DEPS_BYTES_PER_VERTEX = 32
-#: the small kernels' static shared memory (list lengths), within the block's
-SMALL_STATIC_BYTES = 64
+#: the small kernels' static shared memory (list lengths, the block's partial sums), within the block's
+SMALL_STATIC_BYTES = 1024
+#: threads of a small-path thread block: a search's rounds are bound by latency, and more threads
+#: each round keep more of its frontier's arc walks in flight (512 measured best of 128 to 1024 on
+#: rome99 and celegansneural, docs/decisions/tuning.md, sssp_small_bytes)
+SMALL_BLOCK = 512
 
 
 def small_bytes(n, deps=False):
-    """Shared memory one source's search takes on the small path: its distances (spla_sssp_small,
-    SPLA_SSSP_SMALL_BYTES) or with ``deps`` its Brandes sums (spla_sssp_small_deps,
-    SPLA_SSSP_SMALL_DEPS_BYTES)."""
-    return (SMALL_DEPS_BYTES_PER_VERTEX * int(n) + 8) if deps else SMALL_BYTES_PER_VERTEX * int(n)
+    """Shared memory one source's search takes on the small path: its distances (spla_sssp_small and
+    spla_sssp_small_sums, SPLA_SSSP_SMALL_BYTES) or with ``deps`` its Brandes sums
+    (spla_sssp_small_deps, SPLA_SSSP_SMALL_DEPS_BYTES)."""
+    n = int(n)
+    if deps:
+        return SMALL_DEPS_BYTES_PER_VERTEX * n + 8
+    return SMALL_BYTES_PER_VERTEX * n + 8 * (-(-n // 32))
 
 
 def runs_small(n, device_id, deps=False, t=None):
@@ -50,23 +59,40 @@ def _shared_per_block(device_id):
 
 
 def _launch_small(B, key, nbytes, args):
-    """One launch of a small-path kernel: a thread block per source, ``nbytes`` of shared memory each."""
+    """One launch of a small-path kernel: a thread block of SMALL_BLOCK threads per source, ``nbytes``
+    of shared memory each."""
     fn = B.funcs[key]
     if fn.max_dynamic_shared_size_bytes < nbytes:
         fn.max_dynamic_shared_size_bytes = nbytes
-    fn((B.k,), (BLOCK,), args, shared_mem=nbytes)
+    fn((B.k,), (SMALL_BLOCK,), args, shared_mem=nbytes)
+
+
+def _search_args(B):
+    """The distances' kernels' leading arguments: the arcs, the sources, their count, n and G."""
+    S = B.S
+    return (S.ocolptr, S.orowidx, S.olen, B.cp.asarray(B.src), np.int64(B.k), np.int32(B.n), np.int32(B.G))
 
 
 def small_distances(B):
     """dist (n, k) float64 of the block's sources from spla_sssp_small: one launch, a thread block
     per source holding its whole search in shared memory."""
-    S, cp, k = B.S, B.cp, B.k
-    dist = cp.empty((B.n, k), dtype=np.float64)
+    dist = B.cp.empty((B.n, B.k), dtype=np.float64)
     # dist(s, ·) = d of the min.plus closure from s      (a thread block per source, its rounds inside)
-    _launch_small(B, "small", small_bytes(B.n), (S.ocolptr, S.orowidx, S.olen, cp.asarray(B.src), np.int64(k),
-                                                 np.int32(B.n), np.int32(B.G), dist))
+    _launch_small(B, "small", small_bytes(B.n), _search_args(B) + (dist,))
     B.stats = {"rounds": None, "epochs": None, "listed": None}
     return dist
+
+
+def small_sums(B):
+    """(Σ d, |reached|, Σ 1/d over d > 0) of each of the block's sources over the vertices it
+    reaches: CuPy float64, int64, float64 (k,) from spla_sssp_small_sums, one launch, no (n, k) array."""
+    cp, k = B.cp, B.k
+    dsum = cp.empty(k, dtype=np.float64)
+    reach = cp.empty(k, dtype=np.int64)
+    harm = cp.empty(k, dtype=np.float64)
+    # (S, r, H)(s) = Σ_v (d(s, v), 1, 1/d(s, v)) over the reached v      (a thread block per source)
+    _launch_small(B, "small_sums", small_bytes(B.n), _search_args(B) + (dsum, reach, harm))
+    return dsum, reach, harm
 
 
 def small_dependencies(B):
@@ -82,7 +108,7 @@ def small_dependencies(B):
     # d, h, σ and δ of each source            (a thread block per source: its rounds, Kahn's levels, the sweep back)
     _launch_small(B, "small_deps", small_bytes(B.n, deps=True),
                   (S.ocolptr, S.orowidx, S.olen, cp.asarray(B.src), np.int64(k), np.int32(B.n), np.int32(B.G),
-                   dist, hops, sigma, delta, failed))
+                   np.float64(S.min_length), dist, hops, sigma, delta, failed))
     if any_true(failed != 0):
         log.debug("gpu sssp: a source's path counts passed 2^512 on the small path; the list rounds run the block")
         return None
