@@ -92,16 +92,16 @@ def batch_of(M, nsrc, batch_size, progress):
 def dependencies(M, src, *, edges, endpoints, batch_size="auto", progress=None):
     """Σ_{s in src} of the weighted dependencies (vertex (n,) or arc (nnz,) sums in M's CSC order) on M's
     device, in blocks of sources; a block that runs out of device memory is retried at half its size."""
-    xp = M.xp
     nsrc = len(src)
-    acc = xp.zeros(M.nnz if edges else M.shape[0], dtype=np.float64)
+    acc = None  # the first block's sums, then their running total
     kb = batch_of(M, nsrc, batch_size, progress)
     done = 0
     while done < nsrc:
         block = src[done:done + kb]
         try:
             # acc += Σ_{s in block} δ_s                   (one Dijkstra per source, keyed by (d, h))
-            acc += spla.paths.dependencies(M, block, edges=edges, endpoints=endpoints, weighted=True)
+            part = spla.paths.dependencies(M, block, edges=edges, endpoints=endpoints, weighted=True)
+            acc = part if acc is None else acc + part
         except MemoryError:
             if kb == 1:
                 raise
@@ -111,29 +111,26 @@ def dependencies(M, src, *, edges, endpoints, batch_size="auto", progress=None):
         done += len(block)
         if progress is not None:
             progress(done, nsrc)
-    return acc
+    return M.xp.zeros(M.nnz if edges else M.shape[0], dtype=np.float64) if acc is None else acc
 
 
 def distance_sums(M, src, *, direction, progress=None):
     """(Σ d float64, reach int64, Σ_{d > 0} 1/d float64), each (n,) on M's device, over the sources
     ``src`` (direction as ``spla.paths.distance_sums``), in blocks when progress is reported."""
-    xp = M.xp
-    n = M.shape[0]
-    dist = xp.zeros(n, dtype=np.float64)
-    reach = xp.zeros(n, dtype=np.int64)
-    harm = xp.zeros(n, dtype=np.float64)
     nsrc = len(src)
+    if nsrc == 0:
+        xp, n = M.xp, M.shape[0]
+        return xp.zeros(n, dtype=np.float64), xp.zeros(n, dtype=np.int64), xp.zeros(n, dtype=np.float64)
+    sums = None  # the first block's sums, then their running totals
     kb = batch_of(M, nsrc, "auto", progress)
     for lo in range(0, nsrc, kb):
         hi = min(nsrc, lo + kb)
         # (S, r, H) += Σ_{s in src[lo:hi]} (d(s, ·), 1, 1/d(s, ·))      (one Dijkstra per source)
-        d, r, h = spla.paths.distance_sums(M, src[lo:hi], direction=direction, weighted=True)
-        dist += d
-        reach += r
-        harm += h
+        part = spla.paths.distance_sums(M, src[lo:hi], direction=direction, weighted=True)
+        sums = part if sums is None else tuple(a + b for a, b in zip(sums, part))
         if progress is not None:
             progress(hi, nsrc)
-    return dist, reach, harm
+    return sums
 
 
 def closeness(M, picked, wf_improved, progress=None):

@@ -578,7 +578,7 @@ class _SmallDeps(_Small):
             for level in reversed(levels):
                 for u in level:
                     dl = sg[u] * sum(sg[w] for w in dag(u))
-                    delta[u * k + s] = dl
+                    delta[u * k + s] = 0.0 if u == s0 else dl
                     sg[u] = (1.0 + dl) / sg[u]
 
 

@@ -36,9 +36,9 @@
 // Writes: spla_sssp_small every entry of dist; spla_sssp_small_sums dsum[s] = Σ d(s, v) and
 //   reach[s] = |{v : d(s, v) < inf}| (v = s included) and harm[s] = Σ 1/d(s, v) over 0 < d < inf,
 //   each summed in the block's fixed order.  spla_sssp_small_deps every entry of dist, hops and
-//   sigma (0 where unreached), delta at the reached entries (the host zeroes it), and failed[s] = 1
-//   where σ passes 2^512 (the list rounds, which rescale, run that block again; its other writes are
-//   then void).  Where no tight arc can join equal distances (every length above half the spacing of
+//   sigma (0 where unreached), delta at the reached entries (0 at the source: its own dependency is
+//   not betweenness; the host zeroes the rest), and failed[s] = 1 where σ passes 2^512 (the list
+//   rounds, which rescale, run that block again; its other writes are then void).  Where no tight arc can join equal distances (every length above half the spacing of
 //   the source's farthest distance: sssp.py's ties_possible, decided per source) h orders nothing:
 //   every hops entry of the source is 0 and h's rounds are skipped, as the list rounds do.
 // Host guarantees: blockDim.x a multiple of 32 and of G, at most 1024; the dynamic shared memory
@@ -359,7 +359,7 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
                 if (lane == 0) {
                     const double su = sg[u];
                     const double du_ = su * acc;
-                    delta[(long long)u * k + s] = du_;
+                    delta[(long long)u * k + s] = u == s0 ? 0.0 : du_;  // a source's own is not betweenness
                     sg[u] = (1.0 + du_) / su;
                 }
             }

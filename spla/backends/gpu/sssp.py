@@ -181,6 +181,14 @@ class _Block:
         self.R = t.sssp_rounds_per_read
         self.max_replays = t.sssp_max_replays
         self.stats = {}  # the distance search's rounds, buckets and relaxed entries (probes read them)
+        self._src_dev = None
+
+    @property
+    def src_dev(self):
+        """The sources on the device (int64, uploaded once: each upload is a synchronous copy)."""
+        if self._src_dev is None:
+            self._src_dev = self.cp.asarray(self.src)
+        return self._src_dev
 
     def entries(self):
         """The flat indices (v, s) = v*k + s of the sources (host NumPy)."""
@@ -284,7 +292,7 @@ def _distances(B):
     if runs_small(B.n, S.device_id):
         return small_distances(B)
     dist = cp.full((B.n, k), np.inf, dtype=np.float64)
-    dist[cp.asarray(B.src), cp.arange(k)] = 0.0
+    dist[B.src_dev, cp.arange(k)] = 0.0
     mark = cp.zeros((B.n, k), dtype=np.int32)
     far_mark = cp.zeros((B.n, k), dtype=np.int32)
     first = B.entries()
@@ -323,7 +331,7 @@ def _hops(B, dist):
     """h (n, k) int32: the fewest arcs among the shortest paths (-1: unreached)."""
     S, cp, k = B.S, B.cp, B.k
     hops = cp.full((B.n, k), -1, dtype=np.int32)
-    hops[cp.asarray(B.src), cp.arange(k)] = 0
+    hops[B.src_dev, cp.arange(k)] = 0
     first = B.entries()
     ctl = cp.asarray(_control(first.size, 0 | 1 << 2, t=0))
     # hops<tight, hops == -1> = t + 1 over the out-arcs of level t, level after level
@@ -344,7 +352,7 @@ def _sigma(B, dist, hops):
     # dag(w) = Σ_{u -> w} [DAG arc]                                   (a pull over every in-arc)
     B.launch("dag_count", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, i64(B.n), i64(k), i32(B.Gs), dist, hops, dag))
     sigma = cp.zeros((B.n, k), dtype=np.float64)
-    sigma[cp.asarray(B.src), cp.arange(k)] = 1.0
+    sigma[B.src_dev, cp.arange(k)] = 1.0
     first = B.entries()
     queue = B.buffer(first)  # each reached entry enters exactly one level
     room = max(2 * R, 64)
@@ -486,8 +494,10 @@ def dependencies(A, src, *, edges, endpoints):
                 B.launch("arc_sums", n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(n), np.int64(B.k),
                                                np.int32(B.Gs), dist, hops, sigma, delta, _null(scale), acc))
                 continue
-            b_dev, cols = cp.asarray(block), cp.arange(B.k)
-            delta[b_dev, cols] = 0.0  # a source's own dependency is not betweenness
+            b_dev = B.src_dev
+            if small is None:
+                delta[b_dev, cp.arange(B.k)] = 0.0  # a source's own dependency is not betweenness (the small
+                #                                     kernel writes it 0)
             acc += delta.sum(axis=1)
             if endpoints:
                 reached = (dist != np.inf).astype(np.float64)
@@ -516,13 +526,17 @@ def distance_sums(A, src, *, outgoing):
         if outgoing and runs_small(n, S.device_id):
             # (S, r, H)[s] += each source's sums, a thread block per source      (no (n, k) distances)
             kb = _tuning.current().sssp_max_batch  # the sums take 32 bytes a source
+            unique = np.unique(src).size == src.size  # then each vertex's sums come from one block, once
             for lo in range(0, src.size, kb):
                 block = src[lo:lo + kb]
-                d, c, h = small_sums(_Block(S, block, cp))
-                b_dev, unique = cp.asarray(block), np.unique(block).size == block.size
+                B = _Block(S, block, cp)
+                d, c, h = small_sums(B)
+                if block.size == n and unique and (block == np.arange(n)).all():
+                    return d, c, h  # every vertex once, in order: the sums are the totals
                 for total, part in ((dsum, d), (reach, c), (harm, h)):
+                    b_dev = B.src_dev
                     if unique:
-                        total[b_dev] += part
+                        total[b_dev] = part
                     else:  # a source listed twice counts twice
                         total += cp.bincount(b_dev, weights=part.astype(np.float64), minlength=n).astype(total.dtype)
             return dsum, reach, harm
