@@ -516,20 +516,21 @@ class _SmallSums(_Small):
 
 
 class _SmallDeps(_Small):
-    """spla_sssp_small_deps: per source (shuffled), the distances as _Small, h level by level over tight
-    arcs (every h 0 where the source's farthest distance admits no ties, ``sssp.ties_possible``), the
-    DAG counts, Kahn's levels of σ (each level's vertices shuffled), failed[s] = 1 where σ passes
-    2^512, else δ deepest level first."""
+    """spla_sssp_small_deps: per source (shuffled), the distances as _Small or given in dist, h level by
+    level over tight arcs (every h 0 where the source's farthest distance admits no ties,
+    ``sssp.ties_possible``), the DAG counts, Kahn's levels of σ (each level's vertices shuffled),
+    failed[s] = 1 where σ passes 2^512, else δ deepest level first."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
-        ocp, ori, olen, src, k, n, _G, min_length, dist, hops, sigma, delta, failed = a
+        ocp, ori, olen, src, k, n, _G, min_length, given, dist, hops, sigma, delta, failed = a
         k, n = int(k), int(n)
         assert shared_mem == sssp_small.small_bytes(n, deps=True) <= self.max_dynamic_shared_size_bytes
         col = np.arange(n) * k
         dist, hops, sigma, delta = (x.reshape(-1) for x in (dist, hops, sigma, delta))
         for s in _order(k):
-            one = np.empty(n)
-            super().__call__(None, None, (ocp, ori, olen, src[s:s + 1], 1, n, _G, one), sssp_small.small_bytes(n))
+            one = dist[col + s].copy()  # given: spla_sssp_small's distances
+            if not given:
+                super().__call__(None, None, (ocp, ori, olen, src[s:s + 1], 1, n, _G, one), sssp_small.small_bytes(n))
             d, s0 = one.tolist(), int(src[s])
 
             def arcs(u):
@@ -571,7 +572,9 @@ class _SmallDeps(_Small):
                         if count[w] == 0:
                             nxt.append(w)
                 levels.append(nxt)
-            dist[col + s], hops[col + s], sigma[col + s] = d, h, sg
+            hops[col + s], sigma[col + s] = h, sg
+            if not given:
+                dist[col + s] = d
             if not all(x <= 2.0 ** 512 for x in sg):
                 failed[s] = 1
                 continue

@@ -27,7 +27,9 @@
 //     the bits of d(s, v) (non-negative doubles order as their bits; +inf's bits: unreached),
 //     lowered by atomicMin; two frontier bitmaps of SPLA_SSSP_SMALL_WORDS(n) words, the round's
 //     and the next round's (a vertex is set in the next when the round lowers its d).
-//   spla_sssp_small_deps (SPLA_SSSP_SMALL_DEPS_BYTES(n)): d as above; sg (n,) double, σ(v) and, once
+//   spla_sssp_small_deps (SPLA_SSSP_SMALL_DEPS_BYTES(n)): d as above (searched, or with given read
+//     from dist, which spla_sssp_small wrote: that search then runs at its own, higher occupancy
+//     than this kernel's 32 bytes a vertex allow); sg (n,) double, σ(v) and, once
 //     δ(v) is known, (1 + δ(v)) / σ(v), the term every DAG predecessor of v pulls; h (n,) int; aux
 //     (n,) int, the DAG in-arcs not yet counted; two lists (n ints, then n + 2): the distances'
 //     bitmaps, then h's lists, then Kahn's queue of the reached vertices (level after level) and
@@ -35,11 +37,12 @@
 //   and in static shared memory the list lengths and the block's partial sums.
 // Writes: spla_sssp_small every entry of dist; spla_sssp_small_sums dsum[s] = Σ d(s, v) and
 //   reach[s] = |{v : d(s, v) < inf}| (v = s included) and harm[s] = Σ 1/d(s, v) over 0 < d < inf,
-//   each summed in the block's fixed order.  spla_sssp_small_deps every entry of dist, hops and
-//   sigma (0 where unreached), delta at the reached entries (0 at the source: its own dependency is
-//   not betweenness; the host zeroes the rest), and failed[s] = 1 where σ passes 2^512 (the list
-//   rounds, which rescale, run that block again; its other writes are then void).  Where no tight arc can join equal distances (every length above half the spacing of
-//   the source's farthest distance: sssp.py's ties_possible, decided per source) h orders nothing:
+//   each summed in the block's fixed order.  spla_sssp_small_deps every entry of dist (unless
+//   given), hops and sigma (0 where unreached), delta at the reached entries (0 at the source: its
+//   own dependency is not betweenness; the host zeroes the rest), and failed[s] = 1 where σ passes
+//   2^512 (the list rounds, which rescale, run that block again; its other writes are then void).
+//   Where no tight arc can join equal distances (every length above half the spacing of the
+//   source's farthest distance: sssp.py's ties_possible, decided per source) h orders nothing:
 //   every hops entry of the source is 0 and h's rounds are skipped, as the list rounds do.
 // Host guarantees: blockDim.x a multiple of 32 and of G, at most 1024; the dynamic shared memory
 //   above; n < 2^31.
@@ -216,7 +219,7 @@ __global__ void spla_sssp_small_sums(const I* __restrict__ ocolptr, const I* __r
 template <class I, bool UNIT>
 __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                      const double* __restrict__ olen, const long long* __restrict__ src,
-                                     long long k, int n, int G, double min_length,
+                                     long long k, int n, int G, double min_length, int given,
                                      double* __restrict__ dist, int* __restrict__ hops,
                                      double* __restrict__ sigma, double* __restrict__ delta,
                                      int* __restrict__ failed)
@@ -240,9 +243,15 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
 
     for (long long s = blockIdx.x; s < k; s += gridDim.x) {
         const int s0 = (int)src[s];
-        // d = d(s, ·)
+        // d = d(s, ·): searched here, or given in dist (spla_sssp_small's, run at its own occupancy)
         if (threadIdx.x == 0) far = 0ull;
-        spla_small_search<I, UNIT>(ocolptr, orowidx, olen, s0, n, G, d, (unsigned int*)queue);
+        if (given) {
+            for (int v = threadIdx.x; v < n; v += blockDim.x)
+                d[v] = (unsigned long long)__double_as_longlong(dist[(long long)v * k + s]);
+            __syncthreads();  // far is 0 before any thread raises it
+        } else {
+            spla_small_search<I, UNIT>(ocolptr, orowidx, olen, s0, n, G, d, (unsigned int*)queue);
+        }
 
         // ties: whether a tight arc may join equal distances (sssp.py's ties_possible), from the
         // farthest finite d; without such arcs h orders nothing and stays 0
@@ -333,7 +342,7 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
             const long long q = (long long)v * k + s;
             const double sv = sg[v];
             if (!(sv <= SPLA_SSSP_SMALL_SIGMA_MAX)) too_big = 1;
-            dist[q] = __longlong_as_double((long long)d[v]);
+            if (!given) dist[q] = __longlong_as_double((long long)d[v]);
             hops[q] = h[v];
             sigma[q] = sv;
         }

@@ -70,7 +70,7 @@ def _launch_small(B, key, nbytes, args):
 def _search_args(B):
     """The distances' kernels' leading arguments: the arcs, the sources, their count, n and G."""
     S = B.S
-    return (S.ocolptr, S.orowidx, S.olen, B.cp.asarray(B.src), np.int64(B.k), np.int32(B.n), np.int32(B.G))
+    return (S.ocolptr, S.orowidx, S.olen, B.src_dev, np.int64(B.k), np.int32(B.n), np.int32(B.G))
 
 
 def small_distances(B):
@@ -96,19 +96,20 @@ def small_sums(B):
 
 
 def small_dependencies(B):
-    """(dist, hops, σ, δ) (n, k) of the block's sources from spla_sssp_small_deps, σ unscaled: one
-    launch, a thread block per source running every phase in shared memory; None when a source's σ
-    passed 2^512 (the list rounds, which rescale, run the block instead)."""
+    """(dist, hops, σ, δ) (n, k) of the block's sources, σ unscaled: two launches, a thread block per
+    source each, the distances by spla_sssp_small (8 bytes a vertex: more sources in flight per SM),
+    then every later phase by spla_sssp_small_deps from them (32 bytes a vertex); None when a source's
+    σ passed 2^512 (the list rounds, which rescale, run the block instead)."""
     S, cp, k = B.S, B.cp, B.k
-    dist = cp.empty((B.n, k), dtype=np.float64)
+    dist = small_distances(B)
     hops = cp.empty((B.n, k), dtype=np.int32)
     sigma = cp.empty((B.n, k), dtype=np.float64)
     delta = cp.zeros((B.n, k), dtype=np.float64)
     failed = cp.zeros(k, dtype=np.int32)
-    # d, h, σ and δ of each source            (a thread block per source: its rounds, Kahn's levels, the sweep back)
+    # h, σ and δ of each source from its d     (a thread block per source: Kahn's levels, the sweep back)
     _launch_small(B, "small_deps", small_bytes(B.n, deps=True),
-                  (S.ocolptr, S.orowidx, S.olen, cp.asarray(B.src), np.int64(k), np.int32(B.n), np.int32(B.G),
-                   np.float64(S.min_length), dist, hops, sigma, delta, failed))
+                  (S.ocolptr, S.orowidx, S.olen, B.src_dev, np.int64(k), np.int32(B.n), np.int32(B.G),
+                   np.float64(S.min_length), np.int32(1), dist, hops, sigma, delta, failed))
     if any_true(failed != 0):
         log.debug("gpu sssp: a source's path counts passed 2^512 on the small path; the list rounds run the block")
         return None
