@@ -522,11 +522,13 @@ class _SmallDeps(_Small):
     failed[s] = 1 where σ passes 2^512, else δ deepest level first."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
-        ocp, ori, olen, src, k, n, _G, min_length, given, dist, hops, sigma, delta, failed = a
+        ocp, ori, olen, src, k, n, _G, min_length, given, counts, dist, hops, sigma, delta, failed = a
         k, n = int(k), int(n)
         assert shared_mem == sssp_small.small_bytes(n, deps=True) <= self.max_dynamic_shared_size_bytes
+        assert counts == (not isinstance(hops, np.uint64)) == (not isinstance(sigma, np.uint64))
         col = np.arange(n) * k
-        dist, hops, sigma, delta = (x.reshape(-1) for x in (dist, hops, sigma, delta))
+        dist, delta = dist.reshape(-1), delta.reshape(-1)
+        hops, sigma = (x.reshape(-1) if counts else None for x in (hops, sigma))
         for s in _order(k):
             one = dist[col + s].copy()  # given: spla_sssp_small's distances
             if not given:
@@ -572,7 +574,8 @@ class _SmallDeps(_Small):
                         if count[w] == 0:
                             nxt.append(w)
                 levels.append(nxt)
-            hops[col + s], sigma[col + s] = h, sg
+            if counts:
+                hops[col + s], sigma[col + s] = h, sg
             if not given:
                 dist[col + s] = d
             if not all(x <= 2.0 ** 512 for x in sg):

@@ -38,7 +38,7 @@
 // Writes: spla_sssp_small every entry of dist; spla_sssp_small_sums dsum[s] = Σ d(s, v) and
 //   reach[s] = |{v : d(s, v) < inf}| (v = s included) and harm[s] = Σ 1/d(s, v) over 0 < d < inf,
 //   each summed in the block's fixed order.  spla_sssp_small_deps every entry of dist (unless
-//   given), hops and sigma (0 where unreached), delta at the reached entries (0 at the source: its
+//   given), of hops and sigma with counts (sigma 0 where unreached; null pointers without), delta at the reached entries (0 at the source: its
 //   own dependency is not betweenness; the host zeroes the rest), and failed[s] = 1 where σ passes
 //   2^512 (the list rounds, which rescale, run that block again; its other writes are then void).
 //   Where no tight arc can join equal distances (every length above half the spacing of the
@@ -220,7 +220,7 @@ template <class I, bool UNIT>
 __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                      const double* __restrict__ olen, const long long* __restrict__ src,
                                      long long k, int n, int G, double min_length, int given,
-                                     double* __restrict__ dist, int* __restrict__ hops,
+                                     int counts, double* __restrict__ dist, int* __restrict__ hops,
                                      double* __restrict__ sigma, double* __restrict__ delta,
                                      int* __restrict__ failed)
 {
@@ -343,8 +343,10 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
             const double sv = sg[v];
             if (!(sv <= SPLA_SSSP_SMALL_SIGMA_MAX)) too_big = 1;
             if (!given) dist[q] = __longlong_as_double((long long)d[v]);
-            hops[q] = h[v];
-            sigma[q] = sv;
+            if (counts) {
+                hops[q] = h[v];
+                sigma[q] = sv;
+            }
         }
         __syncthreads();
         if (too_big) {

@@ -21,6 +21,11 @@ WORKLIST_PER = 16  # columns per thread of spla_mask_worklist (SPLA_WORKLIST_PER
 VALUES_AS_KEY = declare_cache("gpu_values_as", "the matrix's values cast to a product's domain, on its GPU")
 
 
+def nullable(x):
+    """x, or a null pointer for a kernel's optional array left out (None)."""
+    return np.uint64(0) if x is None else x
+
+
 def blocks_for(threads, max_blocks):
     """Blocks of BLOCK threads for ``threads`` threads, at most ``max_blocks`` (the tuning's max_blocks:
     the kernels loop grid-stride beyond it)."""

@@ -78,7 +78,7 @@ from ...replay import Replay
 from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
-from .launch import resident_blocks
+from .launch import nullable, resident_blocks
 from .sssp_small import runs_small, small_dependencies, small_distances, small_sums
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
@@ -429,14 +429,9 @@ def _delta(B, dist, hops, sigma, lists, scale):
     R = max(1, min(B.R, depth + 1))
     # δ(v) = σ(v) Σ_{DAG v -> w} (1 + δ(w)) / σ(w) on level t, t = depth .. 0     (a pull over out-arcs)
     rounds = _rounds(B, "delta", B.G, (S.ocolptr, S.orowidx, S.olen, queue, start, levels, np.int64(k),
-                                       np.int32(B.G), dist, hops, sigma, _null(scale), delta, ctl), R)
+                                       np.int32(B.G), dist, hops, sigma, nullable(scale), delta, ctl), R)
     _replay(rounds, -(-(depth + 1) // R))
     return delta
-
-
-def _null(x):
-    """x, or a null pointer for a kernel's optional array."""
-    return np.uint64(0) if x is None else x
 
 
 def _blocks(A, S, src, per_entry, lists):
@@ -478,7 +473,7 @@ def dependencies(A, src, *, edges, endpoints):
         S = _arcs(A)
         for block in _blocks(A, S, src, DEPS_BYTES_PER_ENTRY, DEPS_LISTS):
             B = _Block(S, block, cp)
-            small = small_dependencies(B) if runs_small(B.n, S.device_id, deps=True) else None
+            small = small_dependencies(B, counts=edges) if runs_small(B.n, S.device_id, deps=True) else None
             if small is not None:
                 dist, hops, sigma, delta = small
                 scale = None
@@ -492,7 +487,7 @@ def dependencies(A, src, *, edges, endpoints):
             if edges:
                 # acc[p] += Σ_s σ(u)/σ(w) (1 + δ(w)) on every DAG arc p = u -> w
                 B.launch("arc_sums", n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(n), np.int64(B.k),
-                                               np.int32(B.Gs), dist, hops, sigma, delta, _null(scale), acc))
+                                               np.int32(B.Gs), dist, hops, sigma, delta, nullable(scale), acc))
                 continue
             b_dev = B.src_dev
             if small is None:

@@ -19,6 +19,7 @@ import numpy as np
 from ... import tuning as _tuning
 from ...device import any_true
 from .compile import load_cupy, log
+from .launch import nullable
 
 #: shared memory per vertex of spla_sssp_small and spla_sssp_small_sums: d (8 bytes), beside two
 #: frontier bitmaps (a bit each, in 4-byte words)
@@ -95,21 +96,23 @@ def small_sums(B):
     return dsum, reach, harm
 
 
-def small_dependencies(B):
-    """(dist, hops, σ, δ) (n, k) of the block's sources, σ unscaled: two launches, a thread block per
-    source each, the distances by spla_sssp_small (8 bytes a vertex: more sources in flight per SM),
-    then every later phase by spla_sssp_small_deps from them (32 bytes a vertex); None when a source's
-    σ passed 2^512 (the list rounds, which rescale, run the block instead)."""
+def small_dependencies(B, counts=True):
+    """(dist, hops, σ, δ) (n, k) of the block's sources, σ unscaled (hops and σ None without
+    ``counts``: the vertex sums read δ alone): two launches, a thread block per source each, the
+    distances by spla_sssp_small (8 bytes a vertex: more sources in flight per SM), then every later
+    phase by spla_sssp_small_deps from them (32 bytes a vertex); None when a source's σ passed 2^512
+    (the list rounds, which rescale, run the block instead)."""
     S, cp, k = B.S, B.cp, B.k
     dist = small_distances(B)
-    hops = cp.empty((B.n, k), dtype=np.int32)
-    sigma = cp.empty((B.n, k), dtype=np.float64)
+    hops = cp.empty((B.n, k), dtype=np.int32) if counts else None
+    sigma = cp.empty((B.n, k), dtype=np.float64) if counts else None
     delta = cp.zeros((B.n, k), dtype=np.float64)
     failed = cp.zeros(k, dtype=np.int32)
     # h, σ and δ of each source from its d     (a thread block per source: Kahn's levels, the sweep back)
     _launch_small(B, "small_deps", small_bytes(B.n, deps=True),
                   (S.ocolptr, S.orowidx, S.olen, B.src_dev, np.int64(k), np.int32(B.n), np.int32(B.G),
-                   np.float64(S.min_length), np.int32(1), dist, hops, sigma, delta, failed))
+                   np.float64(S.min_length), np.int32(1), np.int32(counts), dist, nullable(hops), nullable(sigma),
+                   delta, failed))
     if any_true(failed != 0):
         log.debug("gpu sssp: a source's path counts passed 2^512 on the small path; the list rounds run the block")
         return None
