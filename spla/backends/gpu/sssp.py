@@ -32,7 +32,7 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    (:func:`sssp_small.runs_small`), ``spla_sssp_small`` runs instead: a thread block per source, its
    rounds ended by the block's own barrier, every source in one launch (``spla_sssp_small_sums``
    where only each source's sums over the vertices it reaches are asked for: no (n, k) array); and
-   for the dependencies ``spla_sssp_small_deps`` runs phases 1 to 4 so
+   for the dependencies ``spla_sssp_small_deps`` runs phases 2 to 4 so from those distances
    (``spla.backends.gpu.sssp_small``), handing a block whose σ passes 2^512 to the list rounds,
    which rescale;
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
