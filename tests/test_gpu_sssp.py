@@ -669,6 +669,21 @@ def test_emulated_long_chain_and_grid(emulated, delta, small):
             _check_all(A, np.array([0, n - 1, n // 2], dtype=np.int64), np.asarray)
 
 
+@pytest.mark.parametrize("batch", [2, 4096])
+def test_emulated_every_vertex_in_order_sums_each_once(emulated, batch):
+    """Every vertex a source, in order (closeness): the small path's per-source sums are the totals;
+    sources past sssp_max_batch run in blocks."""
+    n, arcs = diamonds(4, side=3)
+    A = build(n, arcs)
+    src = np.arange(n, dtype=np.int64)
+    with spla.tuning.override(sssp_max_batch=batch):
+        got = sssp.distance_sums(A, src, outgoing=True)
+    want = ref_distance_sums(A, src, True)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-12, atol=0)
+
+
 def test_emulated_buckets_below_the_rounding_step_still_advance(emulated):
     # Δ = 1e-30 mean lengths is below half an ulp of the distances: each bucket moves to the next float
     A = build(4, {(0, 1): 1e20, (1, 2): 1e-10, (2, 3): 1e20, (0, 3): 3e20})

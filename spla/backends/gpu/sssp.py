@@ -185,9 +185,14 @@ class _Block:
 
     @property
     def src_dev(self):
-        """The sources on the device (int64, uploaded once: each upload is a synchronous copy)."""
+        """The sources on the device (int64, made once: an upload is a synchronous copy, so a run of
+        consecutive vertices, every vertex in order among them, is made on the device instead)."""
         if self._src_dev is None:
-            self._src_dev = self.cp.asarray(self.src)
+            s = self.src
+            if s.size and s[-1] - s[0] == s.size - 1 and (np.diff(s) == 1).all():
+                self._src_dev = self.cp.arange(int(s[0]), int(s[-1]) + 1, dtype=np.int64)
+            else:
+                self._src_dev = self.cp.asarray(s)
         return self._src_dev
 
     def entries(self):
@@ -510,13 +515,17 @@ def distance_sums(A, src, *, outgoing):
     cp = load_cupy()
     n = A.shape[0]
     with cp.cuda.Device(_device_id(A)):
+        src = np.asarray(src, dtype=np.int64)
+        S = _arcs(A) if src.size and n else None
+        if (S is not None and outgoing and runs_small(n, S.device_id) and n <= _tuning.current().sssp_max_batch
+                and src.size == n and (src == np.arange(n)).all()):
+            # (S, r, H) = each vertex's own sums, a thread block per vertex      (no (n, k) distances)
+            return small_sums(_Block(S, src, cp))
         dsum = cp.zeros(n, dtype=np.float64)
         reach = cp.zeros(n, dtype=np.int64)
         harm = cp.zeros(n, dtype=np.float64)
-        src = np.asarray(src, dtype=np.int64)
-        if src.size == 0 or n == 0:
+        if S is None:
             return dsum, reach, harm
-        S = _arcs(A)
         axis = 0 if outgoing else 1
         if outgoing and runs_small(n, S.device_id):
             # (S, r, H)[s] += each source's sums, a thread block per source      (no (n, k) distances)
@@ -526,8 +535,6 @@ def distance_sums(A, src, *, outgoing):
                 block = src[lo:lo + kb]
                 B = _Block(S, block, cp)
                 d, c, h = small_sums(B)
-                if block.size == n and unique and (block == np.arange(n)).all():
-                    return d, c, h  # every vertex once, in order: the sums are the totals
                 for total, part in ((dsum, d), (reach, c), (harm, h)):
                     b_dev = B.src_dev
                     if unique:
