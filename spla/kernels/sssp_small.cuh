@@ -9,7 +9,8 @@
 // same Kahn levels as spla_sssp_sigma and spla_sssp_delta, δ with the same lanes and butterfly.
 //
 // Kernels: spla_sssp_small<I, UNIT> (the distances), spla_sssp_small_sums<I, UNIT> (each source's
-//   sums over the vertices it reaches) and spla_sssp_small_deps<I, UNIT> (distances, h, σ and δ).
+//   sums over the vertices it reaches) and spla_sssp_small_deps<I, UNIT> (h, σ and δ, from given
+//   distances or its own search).
 //   I: the matrix's index type; UNIT: every length 1.
 // Thread mapping: one thread block per source, grid-stride over the k sources (block b takes
 //   s = b, b + gridDim.x, ...).  Inside a block every phase is a sequence of rounds, a group of G

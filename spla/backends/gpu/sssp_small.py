@@ -4,8 +4,9 @@ shared memory (``spla/kernels/sssp_small.cuh``), for graphs where one source's s
 :mod:`spla.backends.gpu.sssp` calls it for a block of k sources (its ``_Block``: the kernels, the
 arcs, the sources) whenever :func:`runs_small` says the graph fits: :func:`small_distances` for the
 distances, :func:`small_sums` for each source's sums over the vertices it reaches (closeness, sums of
-distances), :func:`small_dependencies` for every phase of the Brandes sums.  Both write the (n, k)
-vertex-major arrays the list rounds write, so everything after them is shared.  A search's rounds
+distances), :func:`small_dependencies` for every phase of the Brandes sums.  The distances and the
+dependencies come as the (n, k) vertex-major arrays the list rounds write, so everything after them
+is shared.  A search's rounds
 end at the thread block's own barrier: no launch, replay or device-wide hand-off per round, and one
 launch for every source of the block.
 """
