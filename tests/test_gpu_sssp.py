@@ -516,24 +516,24 @@ class _SmallSums(_Small):
 
 
 class _SmallDeps(_Small):
-    """spla_sssp_small_deps: per source (shuffled), the distances as _Small or given in dist, h level by
-    level over tight arcs (every h 0 where the source's farthest distance admits no ties,
-    ``sssp.ties_possible``), the DAG counts, Kahn's levels of σ (each level's vertices shuffled),
-    failed[s] = 1 where σ passes 2^512, else δ deepest level first."""
+    """spla_sssp_small_deps: per source (shuffled), from the distances in dist, h level by level over
+    tight arcs (every h 0 without with_h, which the host passes only where no source can have ties,
+    and where the source's farthest distance admits none, ``sssp.ties_possible``), the DAG counts,
+    Kahn's levels of σ (each level's vertices shuffled), failed[s] = 1 where σ passes 2^512, else δ
+    deepest level first."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
-        ocp, ori, olen, src, k, n, _G, min_length, given, counts, dist, hops, sigma, delta, failed = a
+        ocp, ori, olen, src, k, n, _G, min_length, with_h, counts, dist, hops, sigma, delta, failed = a
         k, n = int(k), int(n)
-        assert shared_mem == sssp_small.small_bytes(n, deps=True) <= self.max_dynamic_shared_size_bytes
+        assert n < 2 ** 16
+        assert shared_mem == sssp_small.small_bytes(n, deps=True, with_h=bool(with_h))
+        assert shared_mem <= self.max_dynamic_shared_size_bytes
         assert counts == (not isinstance(hops, np.uint64)) == (not isinstance(sigma, np.uint64))
         col = np.arange(n) * k
         dist, delta = dist.reshape(-1), delta.reshape(-1)
         hops, sigma = (x.reshape(-1) if counts else None for x in (hops, sigma))
         for s in _order(k):
-            one = dist[col + s].copy()  # given: spla_sssp_small's distances
-            if not given:
-                super().__call__(None, None, (ocp, ori, olen, src[s:s + 1], 1, n, _G, one), sssp_small.small_bytes(n))
-            d, s0 = one.tolist(), int(src[s])
+            d, s0 = dist[col + s].tolist(), int(src[s])  # spla_sssp_small's distances
 
             def arcs(u):
                 for p in range(int(ocp[u]), int(ocp[u + 1])):
@@ -543,6 +543,7 @@ class _SmallDeps(_Small):
 
             far = max((x for x in d if x != math.inf), default=0.0)
             ties = sssp.ties_possible(float(min_length), far)
+            assert with_h or not ties  # the host's bound covers every source
             h = [-1] * n if ties else [0] * n
             h[s0], level, t = 0, [s0] if ties else [], 0
             while level:
@@ -861,8 +862,11 @@ def test_small_distances_run_where_a_block_holds_the_search(emulated):
     assert not sssp_small.runs_small(0, 0)
     with spla.tuning.override(sssp_small_bytes=0):
         assert not sssp_small.runs_small(1, 0)
-    assert sssp_small.small_bytes(1000, deps=True) == 32_008
-    assert sssp_small.runs_small((limit - 8) // 32, 0, deps=True) and not sssp_small.runs_small((limit - 8) // 32 + 1, 0, deps=True)
+    # the dependencies: d and σ, 16-bit counts, queue and levels' starts; an int h where ties are possible
+    assert sssp_small.small_bytes(1000, deps=True, with_h=False) == 16_000 + 2_000 + 2_000 + 2_004
+    assert sssp_small.small_bytes(1000, deps=True) == 22_004 + 4_000
+    most_deps = max(n for n in range(limit // 22) if sssp_small.small_bytes(n, deps=True) <= limit)
+    assert sssp_small.runs_small(most_deps, 0, deps=True) and not sssp_small.runs_small(most_deps + 1, 0, deps=True)
     with spla.tuning.override(sssp_small_bytes=1 << 30):  # the device's 227 KiB (less the static part) bound it then
         most = 227 * 1024 - sssp_small.SMALL_STATIC_BYTES
         most_n = max(n for n in range(most // 8 + 1) if 8 * n + 8 * -(-n // 32) <= most)

@@ -9,8 +9,8 @@
 // same Kahn levels as spla_sssp_sigma and spla_sssp_delta, δ with the same lanes and butterfly.
 //
 // Kernels: spla_sssp_small<I, UNIT> (the distances), spla_sssp_small_sums<I, UNIT> (each source's
-//   sums over the vertices it reaches) and spla_sssp_small_deps<I, UNIT> (h, σ and δ, from given
-//   distances or its own search).
+//   sums over the vertices it reaches) and spla_sssp_small_deps<I, UNIT> (h, σ and δ, from the
+//   distances spla_sssp_small wrote).
 //   I: the matrix's index type; UNIT: every length 1.
 // Thread mapping: one thread block per source, grid-stride over the k sources (block b takes
 //   s = b, b + gridDim.x, ...).  Inside a block every phase is a sequence of rounds, a group of G
@@ -18,7 +18,7 @@
 //   ends at a __syncthreads, and a phase when a round has nothing left.  The distances' rounds
 //   take their vertices from a frontier bitmap (groups stride over 0..n-1 and skip unset bits: a
 //   bit a vertex keeps the shared memory small, so more sources are in flight on each SM); h, σ
-//   and δ take theirs from vertex lists (groups stride over the list).
+//   and δ take theirs from 16-bit vertex lists (groups stride over the list).
 // Shapes: ocolptr (n+1,), orowidx (m,) I and olen (m,) double: out-arcs as the CSC of A^T (olen never
 //   read when UNIT); src (k,) long long; dist, sigma, delta (n*k,) double and hops (n*k,) int,
 //   vertex-major (entry (v, s) at v*k + s); failed (k,) int; dsum, harm (k,) double, reach (k,)
@@ -28,25 +28,28 @@
 //     the bits of d(s, v) (non-negative doubles order as their bits; +inf's bits: unreached),
 //     lowered by atomicMin; two frontier bitmaps of SPLA_SSSP_SMALL_WORDS(n) words, the round's
 //     and the next round's (a vertex is set in the next when the round lowers its d).
-//   spla_sssp_small_deps (SPLA_SSSP_SMALL_DEPS_BYTES(n)): d as above (searched, or with given read
-//     from dist, which spla_sssp_small wrote: that search then runs at its own, higher occupancy
-//     than this kernel's 32 bytes a vertex allow); sg (n,) double, σ(v) and, once
-//     δ(v) is known, (1 + δ(v)) / σ(v), the term every DAG predecessor of v pulls; h (n,) int; aux
-//     (n,) int, the DAG in-arcs not yet counted; two lists (n ints, then n + 2): the distances'
-//     bitmaps, then h's lists, then Kahn's queue of the reached vertices (level after level) and
-//     the levels' starts.
+//   spla_sssp_small_deps (SPLA_SSSP_SMALL_DEPS_BYTES(n, with_h)): d as above, read from dist
+//     (spla_sssp_small's: that search runs at its own occupancy, higher than this kernel's shared
+//     memory allows); sg (n,) double, σ(v) and, once δ(v) is known, (1 + δ(v)) / σ(v), the term
+//     every DAG predecessor of v pulls; with with_h, h (n,) int (without, every h is 0: the host
+//     found that no tight arc of the block can join equal distances); aux, the DAG in-arcs of
+//     each vertex not yet counted, 16 bits a vertex packed two to a word; two 16-bit lists (n
+//     slots, then n + 2): h's lists, then Kahn's queue of the reached vertices (level after level)
+//     and the levels' starts.  22 bytes a vertex without h, so three blocks share an SM where
+//     32 would leave two.
 //   and in static shared memory the list lengths and the block's partial sums.
 // Writes: spla_sssp_small every entry of dist; spla_sssp_small_sums dsum[s] = Σ d(s, v) and
 //   reach[s] = |{v : d(s, v) < inf}| (v = s included) and harm[s] = Σ 1/d(s, v) over 0 < d < inf,
-//   each summed in the block's fixed order.  spla_sssp_small_deps every entry of dist (unless
-//   given), of hops and sigma with counts (sigma 0 where unreached; null pointers without), delta at the reached entries (0 at the source: its
+//   each summed in the block's fixed order.  spla_sssp_small_deps every entry of hops and sigma
+//   with counts (sigma 0 where unreached; null pointers without), delta at the reached entries (0 at the source: its
 //   own dependency is not betweenness; the host zeroes the rest), and failed[s] = 1 where σ passes
 //   2^512 (the list rounds, which rescale, run that block again; its other writes are then void).
 //   Where no tight arc can join equal distances (every length above half the spacing of the
 //   source's farthest distance: sssp.py's ties_possible, decided per source) h orders nothing:
 //   every hops entry of the source is 0 and h's rounds are skipped, as the list rounds do.
 // Host guarantees: blockDim.x a multiple of 32 and of G, at most 1024; the dynamic shared memory
-//   above; n < 2^31.
+//   above; n < 2^31, and n < 2^16 for spla_sssp_small_deps (its 16-bit lists and counts); with_h
+//   wherever a tight arc of the block may join equal distances.
 
 #ifndef SPLA_SSSP_SMALL_CUH
 #define SPLA_SSSP_SMALL_CUH
@@ -57,28 +60,17 @@
 #define SPLA_SSSP_SMALL_WORDS(n) (((long long)(n) + 31ll) / 32ll)
 // Dynamic shared memory of one source's search: d (8 bytes a vertex) and two frontier bitmaps.
 #define SPLA_SSSP_SMALL_BYTES(n) (8ll * (long long)(n) + 8ll * SPLA_SSSP_SMALL_WORDS(n))
-// ... of one source's Brandes sums: d and sg (8 bytes each), h, aux and two list slots (4 each) a
-// vertex, and two more slots for the levels' starts.
-#define SPLA_SSSP_SMALL_DEPS_BYTES(n) (32ll * (long long)(n) + 8ll)
+// ... of one source's Brandes sums: d and sg (8 bytes each), with_h an int h, then 16-bit counts
+// (two a word), a 16-bit queue (an even number of slots) and the levels' 16-bit starts (n + 2).
+#define SPLA_SSSP_SMALL_DEPS_BYTES(n, with_h) \
+    (16ll * (long long)(n) + ((with_h) ? 4ll * (long long)(n) : 0ll) + 4ll * (((long long)(n) + 1ll) / 2ll) + \
+     2ll * ((long long)(n) + ((long long)(n) & 1ll)) + 2ll * ((long long)(n) + 2ll))
 // σ above this sends the block to the list rounds, which rescale (RESCALE_ABOVE in sssp.py).
 #define SPLA_SSSP_SMALL_SIGMA_MAX 0x1p512
 
 __device__ __forceinline__ double spla_small_d(const unsigned long long* d, int v)
 {
     return __longlong_as_double((long long)*((const volatile unsigned long long*)(d + v)));
-}
-
-// Lists s0 alone for a phase's first round (lists[0] = s0, lengths 1 and 0), once the block has
-// written its initial values; the block is in step after.
-__device__ __forceinline__ void spla_small_first(int s0, int* lists, int* count)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        lists[0] = s0;
-        count[0] = 1;
-        count[1] = 0;
-    }
-    __syncthreads();
 }
 
 // Ends a round: once every thread is done with it, the spent list's length is zeroed (it is the
@@ -139,12 +131,23 @@ __device__ __forceinline__ void spla_small_search(const I* __restrict__ ocolptr,
     }
 }
 
-// Whether the arc u -> w (u != w) of length len is a DAG arc, d and h final.
+// Whether the arc u -> w (u != w) of length len is a DAG arc, d and h final; h null: every h 0 (no
+// tight arc joins equal distances, so the order is d's alone).
 __device__ __forceinline__ bool spla_small_dag(const unsigned long long* d, const int* h, int u, double du,
                                                int w, double len)
 {
     const double dw = __longlong_as_double((long long)d[w]);
-    return __dadd_rn(du, len) == dw && spla_sssp_dag_order(du, dw, h[u], h[w]);
+    return __dadd_rn(du, len) == dw && (h ? spla_sssp_dag_order(du, dw, h[u], h[w]) : du < dw);
+}
+
+// A 16-bit count of vertex v among n packed two to a 32-bit word, changed by delta with an atomic
+// on the word; returns the count before.  Counts stay in 0..65535 (in-degrees of n < 2^16 vertices),
+// so no carry or borrow reaches the other half.
+__device__ __forceinline__ unsigned int spla_small_count_add(unsigned int* words, int v, int delta)
+{
+    const unsigned int shift = (unsigned int)(v & 1) * 16u;
+    const unsigned int old = atomicAdd(words + (v >> 1), (unsigned int)delta << shift);
+    return (old >> shift) & 0xffffu;
 }
 
 template <class I, bool UNIT>
@@ -220,18 +223,18 @@ __global__ void spla_sssp_small_sums(const I* __restrict__ ocolptr, const I* __r
 template <class I, bool UNIT>
 __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __restrict__ orowidx,
                                      const double* __restrict__ olen, const long long* __restrict__ src,
-                                     long long k, int n, int G, double min_length, int given,
-                                     int counts, double* __restrict__ dist, int* __restrict__ hops,
+                                     long long k, int n, int G, double min_length, int with_h, int counts,
+                                     const double* __restrict__ dist, int* __restrict__ hops,
                                      double* __restrict__ sigma, double* __restrict__ delta,
                                      int* __restrict__ failed)
 {
     extern __shared__ unsigned long long spla_small_smem[];
     unsigned long long* d = spla_small_smem;
     double* sg = (double*)(d + n);
-    int* h = (int*)(sg + n);
-    int* aux = h + n;
-    int* queue = aux + n;   // the distances' bitmaps, h's first list, then Kahn's queue
-    int* starts = queue + n;  // h's second list, then the levels' starts (n + 2 slots)
+    int* h = with_h ? (int*)(sg + n) : nullptr;
+    unsigned int* aux = (unsigned int*)(sg + n) + (with_h ? n : 0);  // n 16-bit counts, two a word
+    unsigned short* queue = (unsigned short*)(aux + (n + 1) / 2);     // h's first list, then Kahn's queue
+    unsigned short* starts = queue + (n + (n & 1));  // h's second list, then the levels' starts (n + 2)
     __shared__ int count[2];
     __shared__ int qend;
     __shared__ int too_big;
@@ -244,57 +247,57 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
 
     for (long long s = blockIdx.x; s < k; s += gridDim.x) {
         const int s0 = (int)src[s];
-        // d = d(s, ·): searched here, or given in dist (spla_sssp_small's, run at its own occupancy)
+        // d = d(s, ·), spla_sssp_small's
         if (threadIdx.x == 0) far = 0ull;
-        if (given) {
-            for (int v = threadIdx.x; v < n; v += blockDim.x)
-                d[v] = (unsigned long long)__double_as_longlong(dist[(long long)v * k + s]);
-            __syncthreads();  // far is 0 before any thread raises it
-        } else {
-            spla_small_search<I, UNIT>(ocolptr, orowidx, olen, s0, n, G, d, (unsigned int*)queue);
+        unsigned long long mine = 0ull;
+        for (int v = threadIdx.x; v < n; v += blockDim.x) {
+            const unsigned long long b = (unsigned long long)__double_as_longlong(dist[(long long)v * k + s]);
+            d[v] = b;
+            if (b < 0x7ff0000000000000ull && b > mine) mine = b;
         }
-
+        __syncthreads();  // far is 0 before any thread raises it
         // ties: whether a tight arc may join equal distances (sssp.py's ties_possible), from the
         // farthest finite d; without such arcs h orders nothing and stays 0
-        unsigned long long mine = 0ull;
-        for (int v = threadIdx.x; v < n; v += blockDim.x)
-            if (d[v] < 0x7ff0000000000000ull && d[v] > mine) mine = d[v];
         if (mine) atomicMax(&far, mine);
         __syncthreads();
         const double fd = __longlong_as_double((long long)far);
-        const bool ties = !(min_length > (__longlong_as_double(__double_as_longlong(fd) + 1ll) - fd) / 2.0);
+        const bool ties = h && !(min_length > (__longlong_as_double(__double_as_longlong(fd) + 1ll) - fd) / 2.0);
 
         // h<tight, h == -1> = t + 1 over the out-arcs of level t, level after level
-        for (int v = threadIdx.x; v < n; v += blockDim.x) h[v] = (v == s0 || !ties) ? 0 : -1;
-        spla_small_first(s0, queue, count);
-        if (!ties && threadIdx.x == 0) count[0] = 0;  // no rounds: the list is empty
-        __syncthreads();
-        int cur = 0;
-        for (int t = 0;; ++t) {
-            const int nlist = count[cur];
-            if (nlist == 0) break;
-            const int* list = cur ? starts : queue;
-            int* next = cur ? queue : starts;
-            for (int i = group; i < nlist; i += groups) {
-                const int u = list[i];
-                const double du = __longlong_as_double((long long)d[u]);
-                const long long end = (long long)__ldg(ocolptr + u + 1);
-                for (long long p = (long long)__ldg(ocolptr + u) + lane; p < end; p += G) {
-                    const int w = (int)__ldg(orowidx + p);
-                    if (w == u || __dadd_rn(du, spla_sssp_len<UNIT>(olen, p)) != __longlong_as_double((long long)d[w]))
-                        continue;
-                    if (*((volatile int*)(h + w)) == -1 && atomicCAS(h + w, -1, t + 1) == -1)
-                        next[atomicAdd(count + (1 - cur), 1)] = w;
-                }
+        if (h) {
+            for (int v = threadIdx.x; v < n; v += blockDim.x) h[v] = (v == s0 || !ties) ? 0 : -1;
+            if (threadIdx.x == 0) {
+                queue[0] = (unsigned short)s0;
+                count[0] = ties ? 1 : 0;  // no rounds without ties
+                count[1] = 0;
             }
-            spla_small_flip(count, cur);
+            __syncthreads();
+            int cur = 0;
+            for (int t = 0;; ++t) {
+                const int nlist = count[cur];
+                if (nlist == 0) break;
+                const unsigned short* list = cur ? starts : queue;
+                unsigned short* next = cur ? queue : starts;
+                for (int i = group; i < nlist; i += groups) {
+                    const int u = list[i];
+                    const double du = __longlong_as_double((long long)d[u]);
+                    const long long end = (long long)__ldg(ocolptr + u + 1);
+                    for (long long p = (long long)__ldg(ocolptr + u) + lane; p < end; p += G) {
+                        const int w = (int)__ldg(orowidx + p);
+                        if (w == u || __dadd_rn(du, spla_sssp_len<UNIT>(olen, p)) !=
+                                          __longlong_as_double((long long)d[w]))
+                            continue;
+                        if (*((volatile int*)(h + w)) == -1 && atomicCAS(h + w, -1, t + 1) == -1)
+                            next[atomicAdd(count + (1 - cur), 1)] = (unsigned short)w;
+                    }
+                }
+                spla_small_flip(count, cur);
+            }
         }
 
         // aux(w) = the DAG in-arcs of w; sg = 0
-        for (int v = threadIdx.x; v < n; v += blockDim.x) {
-            aux[v] = 0;
-            sg[v] = 0.0;
-        }
+        for (int i = threadIdx.x; i < (n + 1) / 2; i += blockDim.x) aux[i] = 0u;
+        for (int v = threadIdx.x; v < n; v += blockDim.x) sg[v] = 0.0;
         __syncthreads();
         for (int u = group; u < n; u += groups) {
             if (d[u] == 0x7ff0000000000000ull) continue;  // unreached
@@ -302,12 +305,13 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
             const long long end = (long long)__ldg(ocolptr + u + 1);
             for (long long p = (long long)__ldg(ocolptr + u) + lane; p < end; p += G) {
                 const int w = (int)__ldg(orowidx + p);
-                if (w != u && spla_small_dag(d, h, u, du, w, spla_sssp_len<UNIT>(olen, p))) atomicAdd(aux + w, 1);
+                if (w != u && spla_small_dag(d, h, u, du, w, spla_sssp_len<UNIT>(olen, p)))
+                    spla_small_count_add(aux, w, 1);
             }
         }
         if (threadIdx.x == 0) {
             sg[s0] = 1.0;
-            queue[0] = s0;
+            queue[0] = (unsigned short)s0;
             starts[0] = 0;
             starts[1] = 1;
             qend = 1;
@@ -332,27 +336,26 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
                     const int w = (int)__ldg(orowidx + p);
                     if (w == u || !spla_small_dag(d, h, u, du, w, spla_sssp_len<UNIT>(olen, p))) continue;
                     atomicAdd(sg + w, su);
-                    if (atomicSub(aux + w, 1) == 1) queue[atomicAdd(&qend, 1)] = w;
+                    if (spla_small_count_add(aux, w, -1) == 1) queue[atomicAdd(&qend, 1)] = (unsigned short)w;
                 }
             }
             __syncthreads();
-            if (threadIdx.x == 0) starts[t + 2] = qend;
+            if (threadIdx.x == 0) starts[t + 2] = (unsigned short)qend;
             __syncthreads();
         }
         for (int v = threadIdx.x; v < n; v += blockDim.x) {
             const long long q = (long long)v * k + s;
             const double sv = sg[v];
             if (!(sv <= SPLA_SSSP_SMALL_SIGMA_MAX)) too_big = 1;
-            if (!given) dist[q] = __longlong_as_double((long long)d[v]);
             if (counts) {
-                hops[q] = h[v];
+                hops[q] = h ? h[v] : 0;
                 sigma[q] = sv;
             }
         }
         __syncthreads();
         if (too_big) {
             if (threadIdx.x == 0) failed[s] = 1;
-            continue;  // block-uniform; the loop's next source starts with a __syncthreads
+            continue;  // block-uniform; the next source's first barrier orders its writes after these reads
         }
 
         // δ(u) = σ(u) Σ_{DAG u -> w} (1 + δ(w)) / σ(w), levels deepest first; then sg(u) holds u's term

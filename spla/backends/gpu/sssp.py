@@ -79,7 +79,7 @@ from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import nullable, resident_blocks
-from .sssp_small import runs_small, small_dependencies, small_distances, small_sums
+from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_possible
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
            "SSSP_SOURCE", "KERNEL_KEYS"]
@@ -148,6 +148,7 @@ class _Arcs:
         self.olen = one if self.unit else transpose_lengths(A, At)
         self.mean_length = 1.0 if self.unit else (float(ilen.mean()) if ilen.size else 0.0)
         self.min_length = math.inf if not self.nnz else (1.0 if self.unit else float(ilen.min()))
+        self.max_length = 0.0 if not self.nnz else (1.0 if self.unit else float(ilen.max()))
         self.index_dtype = idx
         self.device = A.device
         self.device_id = cp.cuda.Device().id
@@ -313,13 +314,6 @@ def _distances(B):
         log.debug("gpu sssp: distances of %d sources in %d rounds, %d buckets, %d entries relaxed (bucket width %g)",
                   k, B.stats["rounds"], B.stats["epochs"], B.stats["listed"], width)
     return dist
-
-
-def ties_possible(min_length, farthest):
-    """Whether a tight arc may join two entries at equal distance: a length of 0, or one that rounding
-    absorbs into a distance up to ``farthest`` (fl(d + w) == d needs w <= spacing(d) / 2, and spacing
-    grows with d).  Only such arcs need h to order the DAG; without them every tight arc climbs in d."""
-    return not min_length > np.spacing(np.float64(farthest)) / 2
 
 
 def _hops_or_flat(B, dist):

@@ -25,8 +25,10 @@ from .launch import nullable
 #: shared memory per vertex of spla_sssp_small and spla_sssp_small_sums: d (8 bytes), beside two
 #: frontier bitmaps (a bit each, in 4-byte words)
 SMALL_BYTES_PER_VERTEX = 8
-#: ... of spla_sssp_small_deps: d and σ (8 bytes each), h, a count and two list slots (4 each)
-SMALL_DEPS_BYTES_PER_VERTEX = 32
+#: ... of spla_sssp_small_deps: d and σ (8 bytes each), a 16-bit count and two 16-bit list slots, and
+#: an int h where ties are possible
+SMALL_DEPS_BYTES_PER_VERTEX = 22
+SMALL_H_BYTES_PER_VERTEX = 4
 #: the small kernels' static shared memory (list lengths, the block's partial sums), within the block's
 SMALL_STATIC_BYTES = 1024
 #: threads of a small-path thread block: a search's rounds are bound by latency, and more threads
@@ -35,13 +37,14 @@ SMALL_STATIC_BYTES = 1024
 SMALL_BLOCK = 512
 
 
-def small_bytes(n, deps=False):
+def small_bytes(n, deps=False, with_h=True):
     """Shared memory one source's search takes on the small path: its distances (spla_sssp_small and
     spla_sssp_small_sums, SPLA_SSSP_SMALL_BYTES) or with ``deps`` its Brandes sums
-    (spla_sssp_small_deps, SPLA_SSSP_SMALL_DEPS_BYTES)."""
+    (spla_sssp_small_deps, SPLA_SSSP_SMALL_DEPS_BYTES), ``with_h`` holding h (where ties are possible)."""
     n = int(n)
     if deps:
-        return SMALL_DEPS_BYTES_PER_VERTEX * n + 8
+        return (16 * n + (SMALL_H_BYTES_PER_VERTEX * n if with_h else 0) + 4 * ((n + 1) // 2) + 2 * (n + (n & 1))
+                + 2 * (n + 2))
     return SMALL_BYTES_PER_VERTEX * n + 8 * (-(-n // 32))
 
 
@@ -51,13 +54,21 @@ def runs_small(n, device_id, deps=False, t=None):
     both the tuning's sssp_small_bytes and the device's shared memory per block."""
     t = _tuning.current() if t is None else t
     most = _shared_per_block(device_id) - SMALL_STATIC_BYTES
-    return 0 < n < 2 ** 31 and small_bytes(n, deps) <= min(t.sssp_small_bytes, most)
+    return 0 < n < (2 ** 16 if deps else 2 ** 31) and small_bytes(n, deps) <= min(t.sssp_small_bytes, most)
 
 
 @functools.lru_cache(maxsize=None)
 def _shared_per_block(device_id):
     """The shared memory a thread block of the device may take when it asks for it (opt-in)."""
     return int(load_cupy().cuda.Device(device_id).attributes["MaxSharedMemoryPerBlockOptin"])
+
+
+def ties_possible(min_length, farthest):
+    """Whether a tight arc may join two entries at equal distance: a length of 0, or one that rounding
+    absorbs into a distance up to ``farthest`` (fl(d + w) == d needs w <= spacing(d) / 2, and spacing
+    grows with d).  Only such arcs need h to order the DAG; without them every tight arc climbs in d."""
+    with np.errstate(invalid="ignore"):
+        return not min_length > np.spacing(np.float64(farthest)) / 2
 
 
 def _launch_small(B, key, nbytes, args):
@@ -101,19 +112,22 @@ def small_dependencies(B, counts=True):
     """(dist, hops, σ, δ) (n, k) of the block's sources, σ unscaled (hops and σ None without
     ``counts``: the vertex sums read δ alone): two launches, a thread block per source each, the
     distances by spla_sssp_small (8 bytes a vertex: more sources in flight per SM), then every later
-    phase by spla_sssp_small_deps from them (32 bytes a vertex); None when a source's σ passed 2^512
-    (the list rounds, which rescale, run the block instead)."""
+    phase by spla_sssp_small_deps from them (22 bytes a vertex, 26 where ties are possible); None
+    when a source's σ passed 2^512 (the list rounds, which rescale, run the block instead)."""
     S, cp, k = B.S, B.cp, B.k
     dist = small_distances(B)
+    # h only where a tight arc may join equal distances: no distance exceeds (n - 1) times the
+    # longest arc, and ties need a length within half the spacing there
+    with_h = ties_possible(S.min_length, max(B.n - 1, 0) * S.max_length)
     hops = cp.empty((B.n, k), dtype=np.int32) if counts else None
     sigma = cp.empty((B.n, k), dtype=np.float64) if counts else None
     delta = cp.zeros((B.n, k), dtype=np.float64)
     failed = cp.zeros(k, dtype=np.int32)
     # h, σ and δ of each source from its d     (a thread block per source: Kahn's levels, the sweep back)
-    _launch_small(B, "small_deps", small_bytes(B.n, deps=True),
+    _launch_small(B, "small_deps", small_bytes(B.n, deps=True, with_h=with_h),
                   (S.ocolptr, S.orowidx, S.olen, B.src_dev, np.int64(k), np.int32(B.n), np.int32(B.G),
-                   np.float64(S.min_length), np.int32(1), np.int32(counts), dist, nullable(hops), nullable(sigma),
-                   delta, failed))
+                   np.float64(S.min_length), np.int32(with_h), np.int32(counts), dist, nullable(hops),
+                   nullable(sigma), delta, failed))
     if any_true(failed != 0):
         log.debug("gpu sssp: a source's path counts passed 2^512 on the small path; the list rounds run the block")
         return None
