@@ -223,8 +223,8 @@ class Tuning:
                                      "state (1, 2, 4, ... up to this)")
     sssp_small_bytes: int = _tunable(114688, _non_negative_int,
                                      "most shared memory one source's weighted search may take for the GPU to run "
-                                     "it in one thread block (8 bytes and 2 bits a vertex for distances, 32 "
-                                     "bytes with the dependencies); 0: never")
+                                     "it in one thread block (8 bytes and 2 bits a vertex for distances, 26 "
+                                     "bytes for the dependencies' later phases); 0: never")
     sssp_lanes_percentile: float = _tunable(99.0, _percentile,
                                             "the out-degree percentile whose frontier_group rule sets the lanes per "
                                             "listed entry of the GPU's weighted searches")
