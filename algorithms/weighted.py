@@ -101,7 +101,10 @@ def dependencies(M, src, *, edges, endpoints, batch_size="auto", progress=None):
         try:
             # acc += Σ_{s in block} δ_s                   (one Dijkstra per source, keyed by (d, h))
             part = spla.paths.dependencies(M, block, edges=edges, endpoints=endpoints, weighted=True)
-            acc = part if acc is None else acc + part
+            if acc is None:
+                acc = part  # a fresh array of this call's
+            else:
+                acc += part
         except MemoryError:
             if kb == 1:
                 raise
@@ -127,7 +130,11 @@ def distance_sums(M, src, *, direction, progress=None):
         hi = min(nsrc, lo + kb)
         # (S, r, H) += Σ_{s in src[lo:hi]} (d(s, ·), 1, 1/d(s, ·))      (one Dijkstra per source)
         part = spla.paths.distance_sums(M, src[lo:hi], direction=direction, weighted=True)
-        sums = part if sums is None else tuple(a + b for a, b in zip(sums, part))
+        if sums is None:
+            sums = part  # fresh arrays of this call's
+        else:
+            for total, x in zip(sums, part):
+                total += x
         if progress is not None:
             progress(hi, nsrc)
     return sums

@@ -227,9 +227,9 @@ def _arcs(A):
 def entry_lanes(tail_degree, t=None):
     """Lanes per listed entry of the list kernels: the frontiers' rule (a power of two at most a
     quarter of the degree, in [1, 32]; the tuning's frontier_group overrides) applied to a high
-    percentile of the out-degrees (``sssp_lanes_percentile``) instead of their mean.  A round ends with its longest entry, so a
-    hub walked by one lane holds up every other; docs/decisions/tuning.md, "frontier_group", has
-    the measurement."""
+    percentile of the out-degrees (``sssp_lanes_percentile``) instead of their mean.  A round ends
+    with its longest entry, so a hub walked by one lane holds up every other;
+    docs/decisions/tuning.md, "frontier_group", has the measurement."""
     return frontier_group(tail_degree, t)
 
 
@@ -489,9 +489,8 @@ def dependencies(A, src, *, edges, endpoints):
                                                np.int32(B.Gs), dist, hops, sigma, delta, nullable(scale), acc))
                 continue
             b_dev = B.src_dev
-            if small is None:
-                delta[b_dev, cp.arange(B.k)] = 0.0  # a source's own dependency is not betweenness (the small
-                #                                     kernel writes it 0)
+            if small is None:  # (the small kernel writes it 0 itself)
+                delta[b_dev, cp.arange(B.k)] = 0.0  # a source's own dependency is not betweenness
             acc += delta.sum(axis=1)
             if endpoints:
                 reached = (dist != np.inf).astype(np.float64)

@@ -22,13 +22,6 @@ from ...device import any_true
 from .compile import load_cupy, log
 from .launch import nullable
 
-#: shared memory per vertex of spla_sssp_small and spla_sssp_small_sums: d (8 bytes), beside two
-#: frontier bitmaps (a bit each, in 4-byte words)
-SMALL_BYTES_PER_VERTEX = 8
-#: ... of spla_sssp_small_deps: d and σ (8 bytes each), a 16-bit count and two 16-bit list slots, and
-#: an int h where ties are possible
-SMALL_DEPS_BYTES_PER_VERTEX = 22
-SMALL_H_BYTES_PER_VERTEX = 4
 #: the small kernels' static shared memory (list lengths, the block's partial sums), within the block's
 SMALL_STATIC_BYTES = 1024
 #: threads of a small-path thread block: a search's rounds are bound by latency, and more threads
@@ -38,19 +31,23 @@ SMALL_BLOCK = 512
 
 
 def small_bytes(n, deps=False, with_h=True):
-    """Shared memory one source's search takes on the small path: its distances (spla_sssp_small and
-    spla_sssp_small_sums, SPLA_SSSP_SMALL_BYTES) or with ``deps`` its Brandes sums
-    (spla_sssp_small_deps, SPLA_SSSP_SMALL_DEPS_BYTES), ``with_h`` holding h (where ties are possible)."""
+    """Shared memory one source's search takes on the small path (SPLA_SSSP_SMALL_BYTES and
+    SPLA_SSSP_SMALL_DEPS_BYTES): its distances (spla_sssp_small and spla_sssp_small_sums) or with
+    ``deps`` the later phases of its Brandes sums (spla_sssp_small_deps), ``with_h`` holding h (where
+    ties are possible)."""
     n = int(n)
-    if deps:
-        return (16 * n + (SMALL_H_BYTES_PER_VERTEX * n if with_h else 0) + 4 * ((n + 1) // 2) + 2 * (n + (n & 1))
-                + 2 * (n + 2))
-    return SMALL_BYTES_PER_VERTEX * n + 8 * (-(-n // 32))
+    if not deps:
+        return 8 * n + 2 * 4 * (-(-n // 32))  # d; two frontier bitmaps of 32-bit words
+    return (16 * n                        # d and σ
+            + (4 * n if with_h else 0)    # h
+            + 4 * ((n + 1) // 2)          # the DAG in-counts, 16 bits, two a word
+            + 2 * (n + (n & 1))           # Kahn's 16-bit queue, an even number of slots
+            + 2 * (n + 2))                # the levels' 16-bit starts
 
 
 def runs_small(n, device_id, deps=False, t=None):
     """Whether a graph of n vertices runs its searches on the small path, a thread block per source
-    (the distances, or with ``deps`` every phase of the dependencies): when one source's search fits
+    (the distances, or with ``deps`` the dependencies' later phases too): when one source's search fits
     both the tuning's sssp_small_bytes and the device's shared memory per block."""
     t = _tuning.current() if t is None else t
     most = _shared_per_block(device_id) - SMALL_STATIC_BYTES
