@@ -33,7 +33,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spla
-from spla.backends.gpu import sssp, sssp_small
+from spla.backends.gpu import sssp, sssp_rows, sssp_small
 
 RTOL = 1e-9
 
@@ -589,8 +589,49 @@ class _SmallDeps(_Small):
                     sg[u] = (1.0 + dl) / sg[u]
 
 
+class _Rows(_Small):
+    """spla_sssp_rows: a thread block per source (sources in a shuffled order), its distances its row of
+    dist; each round takes the set vertices in a shuffled order, relaxing those below the bucket's
+    bound and keeping the others set; a round that relaxes nothing moves the bound past the nearest."""
+
+    def __call__(self, _grid, _block, a, shared_mem=0):
+        ocp, ori, olen, src, k, n, _G, width, cap, dist, rounds = a
+        k, n, width = int(k), int(n), float(width)
+        assert shared_mem == sssp_rows.rows_bytes(n, int(cap)) <= self.max_dynamic_shared_size_bytes
+        out = dist.reshape(-1)
+        assert np.shares_memory(out, dist)
+        for s in _order(k):
+            d = [math.inf] * n
+            s0 = int(src[s])
+            d[s0], frontier, bound, r = 0.0, [s0], width, 0
+            while True:
+                nxt, relaxed, far = set(), False, math.inf
+                for i in _order(len(frontier)):
+                    u = frontier[i]
+                    du = d[u]
+                    if not du < bound:
+                        nxt.add(u)
+                        far = min(far, du)
+                        continue
+                    relaxed = True
+                    for p in range(int(ocp[u]), int(ocp[u + 1])):
+                        w = int(ori[p])
+                        cand = du + _length(self.unit, olen, p)
+                        if w != u and cand < d[w]:
+                            d[w] = cand
+                            nxt.add(w)
+                if not nxt:
+                    break
+                if not relaxed:
+                    bound = max(max(bound, far) + width, float(np.nextafter(far, math.inf)))
+                frontier, r = sorted(nxt), r + 1
+            out[s * n:(s + 1) * n] = d
+            if not isinstance(rounds, np.uint64):
+                rounds[s] = r + 1
+
+
 EMULATED = {"relax": _relax, "hops": _hops, "dag_count": _dag_count, "sigma": _sigma, "delta": _delta,
-            "arc_sums": _arc_sums, "small": _Small, "small_sums": _SmallSums, "small_deps": _SmallDeps}
+            "arc_sums": _arc_sums, "small": _Small, "small_sums": _SmallSums, "small_deps": _SmallDeps, "rows": _Rows}
 
 
 class _FakeDevice:
@@ -630,30 +671,36 @@ def emulated(monkeypatch):
     monkeypatch.setattr(sssp, "load_cupy", lambda: fake)
     monkeypatch.setattr(sssp, "_module", lambda _q, _i, unit, _d: {key: make(unit) for key, make in EMULATED.items()})
     monkeypatch.setattr(sssp, "resident_blocks", lambda _d: 4)
-    monkeypatch.setattr(sssp_small, "_shared_per_block", lambda _d: _FakeDevice.attributes["MaxSharedMemoryPerBlockOptin"])
+    most = _FakeDevice.attributes["MaxSharedMemoryPerBlockOptin"]
+    for module in (sssp_small, sssp_rows):
+        monkeypatch.setattr(module, "shared_per_block", lambda _d: most)
     monkeypatch.setattr(sssp._memory, "available_bytes", lambda _d: 1 << 30)
     return fake
 
 
-#: sssp_small_bytes: 0 runs every phase over entry lists, the default a thread block per source
-SMALL = [0, spla.tuning.DEFAULT.sssp_small_bytes]
+#: the paths of the searches: every phase over entry lists; the distances on the row path (a thread
+#: block per source, distances in global memory) and the rest over entry lists; the defaults (a thread
+#: block per source, the whole search in shared memory, on these small graphs)
+LISTS = dict(sssp_small_bytes=0, sssp_rows=False)
+PATHS = [LISTS, dict(sssp_small_bytes=0, sssp_rows=True), {}]
+PATH_IDS = ["lists", "rows", "small"]
 
 
 @settings(max_examples=40)
 @given(weighted_graphs(), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 2.0]), st.sampled_from([1, 3, 64]),
-       st.sampled_from([1, 2, 3, 8]), st.sampled_from(SMALL))
-def test_emulated_kernels_match_the_definition(emulated, g, seed, delta, batch, per_read, small):
+       st.sampled_from([1, 2, 3, 8]), st.sampled_from(PATHS))
+def test_emulated_kernels_match_the_definition(emulated, g, seed, delta, batch, per_read, path):
     n, arcs, directed, pattern = g
     A = build(n, arcs, directed, pattern=pattern)
     src = _sources(n, random.Random(seed))
-    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch, sssp_rounds_per_read=per_read,
-                              sssp_small_bytes=small):
+    with spla.tuning.override(sssp_delta=delta, sssp_rows_delta=delta, sssp_max_batch=batch,
+                              sssp_rounds_per_read=per_read, **path):
         _check_all(A, src, np.asarray)
 
 
-@pytest.mark.parametrize("small", SMALL)
+@pytest.mark.parametrize("path", PATHS, ids=PATH_IDS)
 @pytest.mark.parametrize("delta", [None, 1.0])
-def test_emulated_long_chain_and_grid(emulated, delta, small):
+def test_emulated_long_chain_and_grid(emulated, delta, path):
     # a path of 60 vertices (depth 59) and an 8 x 8 grid of integer lengths (many equal-length paths)
     chain = {(i, i + 1): 1.0 + (i % 3) for i in range(59)}
     grid = {}
@@ -664,7 +711,7 @@ def test_emulated_long_chain_and_grid(emulated, delta, small):
                 grid[(v, v + 1)] = grid[(v + 1, v)] = 1.0 + (v % 2)
             if r < 7:
                 grid[(v, v + 8)] = grid[(v + 8, v)] = 1.0
-    with spla.tuning.override(sssp_delta=delta, sssp_small_bytes=small):
+    with spla.tuning.override(sssp_delta=delta, sssp_rows_delta=delta, **path):
         for n, arcs in ((60, chain), (64, grid)):
             A = build(n, arcs, directed=False)
             _check_all(A, np.array([0, n - 1, n // 2], dtype=np.int64), np.asarray)
@@ -685,10 +732,11 @@ def test_emulated_every_vertex_in_order_sums_each_once(emulated, batch):
     np.testing.assert_allclose(got[2], want[2], rtol=1e-12, atol=0)
 
 
-def test_emulated_buckets_below_the_rounding_step_still_advance(emulated):
+@pytest.mark.parametrize("path", PATHS, ids=PATH_IDS)
+def test_emulated_buckets_below_the_rounding_step_still_advance(emulated, path):
     # Δ = 1e-30 mean lengths is below half an ulp of the distances: each bucket moves to the next float
     A = build(4, {(0, 1): 1e20, (1, 2): 1e-10, (2, 3): 1e20, (0, 3): 3e20})
-    with spla.tuning.override(sssp_delta=1e-30):
+    with spla.tuning.override(sssp_delta=1e-30, sssp_rows_delta=1e-30, **path):
         _check_all(A, np.array([0, 2], dtype=np.int64), np.asarray)
 
 
@@ -750,9 +798,12 @@ def test_emulated_empty_inputs(emulated):
 def test_bucket_width_and_lanes():
     with spla.tuning.override(sssp_delta=None):
         assert sssp.bucket_width(3.0) == math.inf
-    with spla.tuning.override(sssp_delta=2.0):
+    with spla.tuning.override(sssp_delta=2.0, sssp_rows_delta=None):
         assert sssp.bucket_width(3.0) == 6.0
         assert sssp.bucket_width(0.0) == math.inf
+        assert sssp.bucket_width(3.0, rows=True) == math.inf
+    with spla.tuning.override(sssp_rows_delta=0.5):
+        assert sssp.bucket_width(3.0, rows=True) == 1.5
     assert [sssp.group_lanes(k) for k in (1, 2, 3, 17, 32, 1000)] == [1, 2, 4, 32, 32, 32]
     # lanes per listed entry from the out-degrees' 99th percentile: roads 1, celegansneural 8, hubs 32
     assert [sssp.entry_lanes(d) for d in (0, 4, 7.9, 34, 659)] == [1, 1, 1, 8, 32]
@@ -774,12 +825,12 @@ def _host(x):
 @pytest.mark.gpu
 @settings(max_examples=60)
 @given(weighted_graphs(max_n=12), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 4.0]),
-       st.sampled_from([1, 5, 4096]), st.sampled_from(SMALL))
-def test_gpu_matches_the_definition(g, seed, delta, batch, small):
+       st.sampled_from([1, 5, 4096]), st.sampled_from(PATHS))
+def test_gpu_matches_the_definition(g, seed, delta, batch, path):
     n, arcs, directed, pattern = g
     A = build(n, arcs, directed, device="gpu", pattern=pattern)
     src = _sources(n, random.Random(seed))
-    with spla.tuning.override(sssp_delta=delta, sssp_max_batch=batch, sssp_small_bytes=small):
+    with spla.tuning.override(sssp_delta=delta, sssp_rows_delta=delta, sssp_max_batch=batch, **path):
         _check_all(A, src, _host)
 
 
@@ -800,7 +851,7 @@ def test_gpu_small_distances_equal_the_list_rounds(shape):
     got = _host(sssp.shortest_paths(A, src, counts=False)[0])
     twice = np.r_[src, src[:3]]  # spla_sssp_small_sums, a source listed twice counting twice
     sums = [_host(x) for x in sssp.distance_sums(A, twice, outgoing=True)]
-    with spla.tuning.override(sssp_small_bytes=0):
+    with spla.tuning.override(**LISTS):
         assert not sssp_small.runs_small(n, 0)
         want = _host(sssp.shortest_paths(A, src, counts=False)[0])
         want_sums = [_host(x) for x in sssp.distance_sums(A, twice, outgoing=True)]
@@ -826,7 +877,7 @@ def test_gpu_small_dependencies_equal_the_list_rounds(shape):
     src = np.arange(0, n, 5, dtype=np.int64)
     calls = [dict(edges=False, endpoints=False), dict(edges=True, endpoints=False), dict(edges=False, endpoints=True)]
     got = [_host(sssp.dependencies(A, src, **kw)) for kw in calls]
-    with spla.tuning.override(sssp_small_bytes=0):
+    with spla.tuning.override(**LISTS):
         want = [_host(sssp.dependencies(A, src, **kw)) for kw in calls]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
@@ -840,15 +891,15 @@ def test_ties_possible_only_where_a_length_is_zero_or_absorbed():
     assert not sssp.ties_possible(5e-324, 0.0)     # fl(0 + w) = w > 0
 
 
-@pytest.mark.parametrize("small", SMALL)
-def test_emulated_absorbed_lengths_keep_h(emulated, small):
+@pytest.mark.parametrize("path", PATHS, ids=PATH_IDS)
+def test_emulated_absorbed_lengths_keep_h(emulated, path):
     """Positive lengths that rounding absorbs (1e-12 after 1e6) make tight arcs between equal distances:
     h still orders them, and the sums are the definition's."""
     arcs = {(0, 1): 1e6, (1, 2): 1e-12, (2, 3): 1e-12, (1, 3): 1.0, (3, 4): 2.0, (2, 4): 2.0, (0, 5): 3e6,
             (5, 4): 1e-12}
     A = build(6, arcs, directed=True)
     assert sssp.ties_possible(1e-12, 3e6)
-    with spla.tuning.override(sssp_small_bytes=small):
+    with spla.tuning.override(**path):
         _check_all(A, np.arange(6, dtype=np.int64), np.asarray)
 
 
@@ -901,14 +952,14 @@ def _road_like(rows, cols, seed):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("small", SMALL)
+@pytest.mark.parametrize("path", PATHS, ids=PATH_IDS)
 @pytest.mark.parametrize("delta", [None, 1.0, 8.0])
 @pytest.mark.parametrize("shape", [(1, 2000), (40, 50), (12, 12)])
-def test_gpu_long_depth_against_scipy_and_the_definition(shape, delta, small):
+def test_gpu_long_depth_against_scipy_and_the_definition(shape, delta, path):
     n, arcs = _road_like(*shape, seed=shape[0])
     A = build(n, arcs, directed=False, device="gpu")
     src = np.array(sorted({0, n - 1, n // 2, n // 3}), dtype=np.int64)
-    with spla.tuning.override(sssp_delta=delta, sssp_small_bytes=small):
+    with spla.tuning.override(sssp_delta=delta, sssp_rows_delta=delta, **path):
         dist = _host(sssp.shortest_paths(A, src, counts=False)[0])
         S = build(n, arcs, directed=False).to_scipy()
         from scipy.sparse.csgraph import dijkstra

@@ -160,9 +160,10 @@ def test_load_inlines_every_family_file_exactly_once():
     assert cuda_source.files(gpu.BITS_SOURCE) == [gpu.BITS_SOURCE.resolve()]
     assert cuda_source.load(gpu.BITS_SOURCE) == gpu.BITS_SOURCE.read_text()
     # the kernels over entry lists share lists.cuh, inlined once in each; the weighted searches' module
-    # also holds the one-block-per-source distances
-    lists, small = gpu.KERNEL_DIR / "lists.cuh", gpu.KERNEL_DIR / "sssp_small.cuh"
-    for src, extra in ((gpu.FRONTIER_SOURCE, []), (gpu.SSSP_SOURCE, [small.resolve()])):
+    # also holds the one-block-per-source searches
+    lists = gpu.KERNEL_DIR / "lists.cuh"
+    small, rows = gpu.KERNEL_DIR / "sssp_small.cuh", gpu.KERNEL_DIR / "sssp_rows.cuh"
+    for src, extra in ((gpu.FRONTIER_SOURCE, []), (gpu.SSSP_SOURCE, [small.resolve(), rows.resolve()])):
         assert cuda_source.files(src) == [src.resolve(), lists.resolve(), *extra]
         text = cuda_source.load(src)
         assert "#include" not in re.sub(r"//[^\n]*", "", text) and text.count('#line 1 "lists.cuh"\n') == 1
@@ -310,7 +311,7 @@ def test_nvcc_compiles_each_header_alone(tmp_path):
     """Each part includes what it uses (docs/kernels.md): nvcc compiles any header of spla/kernels
     as the only include of a translation unit."""
     headers = sorted(gpu.KERNEL_DIR.glob("*.cuh")) + SPMV_PARTS
-    assert len(headers) == 7 + len(SPMV_PARTS)
+    assert len(headers) == 8 + len(SPMV_PARTS)
 
     def job(header):
         src = tmp_path / f"alone_{header.parent.name}_{header.stem}.cu"

@@ -3,7 +3,7 @@ the bytes their distances must move: the measurement behind the tunable sssp_del
 
     PYTHONPATH=. python -m benchmarks.probes.probe_sssp [--graphs-dir DIR] [--deltas none,1,2,4,8,16,32]
         [--graphs rome99,USA-road-d.NY,celegansneural,kron16] [--ny-sources 1000] [--repeat 5] [--deps]
-        [--phases] [--latency] [--small] [--out OUT.json]
+        [--phases] [--latency] [--small] [--rows none,2,4,8] [--rows-sweep] [--rows-arcs 1,2,4] [--out OUT.json]
 
 Graphs: DIR/weighted/rome99.gr.gz with every vertex a source, DIR/weighted/USA-road-d.NY.gr.gz with
 --ny-sources sources drawn with seed 0 (DIR: --graphs-dir, else $SPLA_GRAPHS_DIR, else ../shared/graphs
@@ -17,7 +17,12 @@ The ``--deltas`` rows run the list rounds (``sssp_small_bytes=0``); ``--small`` 
 path (a thread block per source, ``spla_sssp_small`` and ``spla_sssp_small_deps``) on the graphs it
 takes.  ``--phases`` times each phase of one block's Brandes sums (distances, h, σ, δ) between CUDA events;
 ``--latency`` the launch of an empty resident-grid kernel back to back and a host read of a counter
-(the per-round and per-read costs a deep search pays).
+(the per-round and per-read costs a deep search pays).  ``--rows`` times the row path
+(``spla_sssp_rows``: a thread block per source, its distances in global memory) at each of its
+bucket widths on the graphs too large for the small path, beside the list rounds, both through
+``shortest_paths`` (the (k, n) distances), with the rounds each source took; with ``--deps`` also
+the Brandes sums whose distances come from each; ``--rows-sweep`` the threads a block and blocks an
+SM; ``--rows-arcs`` the arcs a lane relaxes at once (SPLA_ROWS_ARCS, compiled in).
 
 Per graph and policy (sssp_delta = none: Bellman-Ford over an active-entry frontier; a number: delta-
 stepping with buckets of that many mean arc lengths): the distances of one block of the sources
@@ -48,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import spla
-from spla.backends.gpu import sssp, sssp_small
+from spla.backends.gpu import sssp, sssp_rows, sssp_small
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = {"rome99": "weighted/rome99.gr.gz", "USA-road-d.NY": "weighted/USA-road-d.NY.gr.gz",
@@ -211,6 +216,98 @@ def run_distances(A, src):
     return sssp._distances(B), dict(B.stats)
 
 
+def rows_rows(A, S, block, check, deltas, repeat, peak, deps):
+    """The row path's (k, n) distances at each bucket width beside the list rounds' (default width), both
+    through shortest_paths: time, rounds per source, the floors' share of peak, bit-equality; with
+    ``deps`` the Brandes sums with their distances from each path (default width)."""
+    import cupy as cp
+
+    out = []
+    with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=False, sssp_small_bytes=0):
+        want = cp.asnumpy(sssp.shortest_paths(A, block, counts=False)[0])
+        lms, _ = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
+    fl = floors(S, want.T)
+    print(f"  list rounds (default width), (k, n) distances: {lms:9.2f} ms  "
+          f"floor share of peak: output {fl['output'] / (lms * 1e-3) / peak:.1%}, "
+          f"settle {fl['settle'] / (lms * 1e-3) / peak:.1%}")
+    out.append({"graph": "rows-baseline", "n": S.shape[0], "k": len(block), "path": "lists", "ms": lms})
+    Sx = sssp._arcs(A)
+    for delta in deltas:
+        with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=True, sssp_small_bytes=0,
+                                  sssp_rows_delta=delta):
+            got = cp.asnumpy(sssp.shortest_paths(A, block, counts=False)[0])
+            ms, times = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
+            B = sssp._Block(Sx, block, cp)
+            rounds = cp.zeros(len(block), dtype=np.int32)
+            sssp_rows.row_distances(B, sssp.bucket_width(Sx.mean_length, rows=True), rounds=rounds)
+            r = cp.asnumpy(rounds)
+        same = bool(np.array_equal(got.view(np.uint64), want.view(np.uint64)))
+        same_scipy = bool(np.array_equal(got[:check.shape[0]], check))
+        share = {key: v / (ms * 1e-3) / peak for key, v in fl.items()}
+        print(f"  row path sssp_delta={delta!s:>5}: distances {ms:9.2f} ms  rounds per source mean {r.mean():8.1f} "
+              f"max {r.max():6d}  floor share of peak: output {share['output']:.1%}, settle {share['settle']:.1%}"
+              f"  ({lms / ms:.2f}x the list rounds)" + ("" if same else "  DIFFERS FROM THE LIST ROUNDS")
+              + ("" if same_scipy else "  DIFFERS FROM SCIPY"))
+        out.append({"path": "rows", "sssp_delta": delta, "ms": ms, "times_ms": times, "rounds_mean": float(r.mean()),
+                    "rounds_max": int(r.max()), "share_of_peak": share, "equal_to_lists": same,
+                    "equal_to_scipy": same_scipy, "lists_ms": lms, "k": len(block), "n": S.shape[0]})
+    if deps:
+        times = {}
+        for rows in (False, True):
+            with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=rows, sssp_small_bytes=0):
+                times[rows], _ = timed_ms(lambda: sssp.dependencies(A, block, edges=False, endpoints=False), repeat)
+        print(f"  dependencies, distances from the list rounds {times[False]:9.2f} ms, from the row path "
+              f"{times[True]:9.2f} ms")
+        out.append({"path": "dependencies", "lists_ms": times[False], "rows_ms": times[True]})
+    return out
+
+
+def rows_sweep(A, block, repeat, delta):
+    """The row path's distances (bucket width ``delta``, the first of --rows) per (threads a block,
+    blocks an SM): the blocks an SM set by asking for more shared memory than the kernel uses."""
+    import cupy as cp
+
+    most = sssp_small.shared_per_block(0)
+    per_sm = int(cp.cuda.Device(0).attributes["MaxSharedMemoryPerMultiprocessor"])
+    base_bytes, base_threads = sssp_rows.rows_bytes, sssp_rows.ROWS_BLOCK
+    out = []
+    try:
+        for threads in (128, 256):
+            for per in (1, 2, 3):
+                want = min(most, per_sm // per - 1024) - 1024  # less the kernel's static shared memory
+                if base_bytes(A.shape[0]) > want:
+                    continue
+                sssp_rows.rows_bytes = lambda n, cap=sssp_rows.ROWS_LIST, _w=want: _w
+                sssp_rows.ROWS_BLOCK = threads
+                with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=True, sssp_small_bytes=0,
+                                          sssp_rows_delta=delta):
+                    ms, _ = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
+                print(f"  row path, {threads:4d} threads a block, {per} blocks an SM: {ms:9.2f} ms")
+                out.append({"path": "rows-sweep", "threads": threads, "blocks_per_sm": per, "ms": ms})
+    finally:
+        sssp_rows.rows_bytes, sssp_rows.ROWS_BLOCK = base_bytes, base_threads
+    return out
+
+
+def rows_arcs(A, block, repeat, delta, counts):
+    """The row path's distances (bucket width ``delta``) with each SPLA_ROWS_ARCS compiled in."""
+    base = sssp.NVRTC_OPTIONS
+    out = []
+    try:
+        for arcs in counts:
+            sssp.NVRTC_OPTIONS = tuple(base) + (f"-DSPLA_ROWS_ARCS={arcs}",)
+            sssp._module.cache_clear()
+            with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=True, sssp_small_bytes=0,
+                                      sssp_rows_delta=delta):
+                ms, _ = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
+            print(f"  row path, SPLA_ROWS_ARCS={arcs}: {ms:9.2f} ms")
+            out.append({"path": "rows-arcs", "arcs": arcs, "ms": ms})
+    finally:
+        sssp.NVRTC_OPTIONS = base
+        sssp._module.cache_clear()
+    return out
+
+
 def parse_deltas(text):
     return [None if x.strip().lower() == "none" else float(x) for x in text.split(",")]
 
@@ -228,6 +325,16 @@ def main():
     ap.add_argument("--small", action="store_true",
                     help="also time the small path (a thread block per source) where the graph fits it; the "
                          "--deltas rows run the list rounds")
+    ap.add_argument("--rows", default=None, metavar="DELTAS",
+                    help="also time the row path (a thread block per source, distances in global memory) at these "
+                         "bucket widths (none,8,16,...) where the graph takes it, beside the list rounds' (k, n) "
+                         "distances at the default width; both through shortest_paths")
+    ap.add_argument("--rows-sweep", action="store_true",
+                    help="with --rows: also time the row path at 128 and 256 threads a block and 1 to 3 blocks an "
+                         "SM (shared memory padded past what the kernel uses), at the first of its widths")
+    ap.add_argument("--rows-arcs", default=None, metavar="LIST",
+                    help="with --rows: also time the row path (its defaults) with each of these "
+                         "SPLA_ROWS_ARCS (arcs a lane relaxes at once), compiled in")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     import cupy as cp
@@ -257,9 +364,17 @@ def main():
         print(f"\n{name}: n={n:,} m={S.nnz:,} sources={len(src):,} (block of {len(block):,}), "
               f"mean length {S.data.mean():.4g}")
         check = dijkstra(S, indices=block[:4])
-        policies = [dict(sssp_delta=delta, sssp_small_bytes=0) for delta in parse_deltas(a.deltas)]
+        if a.rows and sssp_rows.runs_rows(n, 0, 1) and not sssp_small.runs_small(n, 0):
+            results.extend(rows_rows(A, S, block, check, parse_deltas(a.rows), a.repeat, peak, a.deps))
+            if a.rows_sweep:
+                results.extend(rows_sweep(A, block, a.repeat, parse_deltas(a.rows)[0]))
+            if a.rows_arcs:
+                results.extend(rows_arcs(A, block, a.repeat, parse_deltas(a.rows)[0],
+                                         [int(x) for x in a.rows_arcs.split(",")]))
+        policies = [dict(sssp_delta=delta, sssp_small_bytes=0, sssp_rows=False) for delta in parse_deltas(a.deltas)]
         if a.small and sssp_small.runs_small(n, 0):
-            policies.append(dict(sssp_delta=None, sssp_small_bytes=spla.tuning.DEFAULT.sssp_small_bytes))
+            policies.append(dict(sssp_delta=None, sssp_small_bytes=spla.tuning.DEFAULT.sssp_small_bytes,
+                                 sssp_rows=False))
         for policy in policies:
             delta, small = policy["sssp_delta"], policy["sssp_small_bytes"] > 0
             with spla.tuning.override(sssp_max_batch=max(len(src), 1), **policy):

@@ -37,8 +37,10 @@
 //   spla_sssp_delta<Q, I, UNIT> (over an entry list) and spla_sssp_dag_count<I, UNIT>,
 //   spla_sssp_arc_sums<I, UNIT> (over every vertex); spla_sssp_small<I, UNIT> and
 //   spla_sssp_small_deps<I, UNIT> (sssp_small.cuh, included at the end: a thread block per source,
-//   for graphs that fit its shared memory).  Q: the flat index type (int when n*k < 2^31,
-//   else long long); I: the matrix's index type (int or long long); UNIT: every length 1.
+//   for graphs that fit its shared memory) and spla_sssp_rows<I, UNIT> (sssp_rows.cuh: a thread block
+//   per source, its frontier in shared memory, its distances a row in global memory).
+//   Q: the flat index type (int when n*k < 2^31, else long long); I: the matrix's index type (int or
+//   long long); UNIT: every length 1.
 // Thread mapping: entry-list kernels: a group of G lanes per listed entry (G a power of two <= 32,
 //   from the mean out-degree), grid-stride over the list, group-uniform bounds; lane g walks the
 //   entry's arcs g, g + G, ...  Vertex kernels: a group of G lanes per vertex, grid-stride over
@@ -476,5 +478,6 @@ __global__ void spla_sssp_arc_sums(const I* __restrict__ icolptr, const I* __res
 }
 
 #include "sssp_small.cuh"  // the small path: a thread block per source
+#include "sssp_rows.cuh"   // the row path: a thread block per source, its distances in global memory
 
 #endif  // SPLA_SSSP_CUH

@@ -34,7 +34,10 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    where only each source's sums over the vertices it reaches are asked for: no (n, k) array); and
    for the dependencies ``spla_sssp_small_deps`` runs phases 2 to 4 so from those distances
    (``spla.backends.gpu.sssp_small``), handing a block whose σ passes 2^512 to the list rounds,
-   which rescale;
+   which rescale.  Where it does not fit but one source's frontier does, on graphs whose entries take
+   one lane (:func:`sssp_rows.runs_rows`), ``spla_sssp_rows`` runs: a thread block per source as
+   well, its distances a row of the (k, n) array ``shortest_paths`` returns (the later phases take
+   the transpose) and its frontier in shared memory (``spla.backends.gpu.sssp_rows``);
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
    every h 0, where no tight arc can join equal distances (:func:`ties_possible`: every length above
    half the spacing of the block's farthest distance, a source's own on the small path), since h
@@ -79,12 +82,14 @@ from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import nullable, resident_blocks
+from .sssp_rows import row_distances, runs_rows
 from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_possible
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
            "SSSP_SOURCE", "KERNEL_KEYS"]
 
-KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums", "small", "small_sums", "small_deps")
+KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums", "small", "small_sums", "small_deps",
+               "rows")
 #: the kernels over entry lists, templated on the flat index type too
 LIST_KERNELS = ("relax", "hops", "sigma", "delta")
 
@@ -176,8 +181,7 @@ class _Block:
         self.flat = flat_dtype(S.n, self.k)
         self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
         t = _tuning.current()
-        # a round waits for its longest entry: lanes from the tail of the out-degrees
-        self.G = entry_lanes(S.tail_out_degree(t.sssp_lanes_percentile), t)  # lanes per listed entry
+        self.G = _lanes(S, t)  # lanes per listed entry
         self.Gs = group_lanes(self.k)  # lanes per vertex of the vertex kernels
         self.R = t.sssp_rounds_per_read
         self.max_replays = t.sssp_max_replays
@@ -224,6 +228,13 @@ def _arcs(A):
     return A.cached(SETUP_KEY, lambda: _Arcs(A))
 
 
+def _lanes(S, t=None):
+    """Lanes per listed entry of the graph's searches: a round waits for its longest entry, so they come
+    from the tail of the out-degrees (:func:`entry_lanes`)."""
+    t = _tuning.current() if t is None else t
+    return entry_lanes(S.tail_out_degree(t.sssp_lanes_percentile), t)
+
+
 def entry_lanes(tail_degree, t=None):
     """Lanes per listed entry of the list kernels: the frontiers' rule (a power of two at most a
     quarter of the degree, in [1, 32]; the tuning's frontier_group overrides) applied to a high
@@ -239,13 +250,15 @@ def group_lanes(k):
     return int(min(32, 1 << max(0, int(k) - 1).bit_length()))
 
 
-def bucket_width(mean_length, t=None):
-    """Δ, the bucket width of the distance search (the frontier policy): the tuning's sssp_delta times
-    the mean arc length; inf (Bellman-Ford: one bucket) when sssp_delta is None or every length is 0."""
+def bucket_width(mean_length, t=None, rows=False):
+    """Δ, the bucket width of the distance search (the frontier policy): the tuning's sssp_delta (with
+    ``rows``, the row path's sssp_rows_delta) times the mean arc length; inf (Bellman-Ford: one bucket)
+    when that is None or every length is 0."""
     t = _tuning.current() if t is None else t
-    if t.sssp_delta is None or not mean_length > 0:
+    delta = t.sssp_rows_delta if rows else t.sssp_delta
+    if delta is None or not mean_length > 0:
         return math.inf
-    return float(t.sssp_delta) * float(mean_length)
+    return float(delta) * float(mean_length)
 
 
 def _bits(x):
@@ -297,12 +310,15 @@ def _distances(B):
     S, cp, k = B.S, B.cp, B.k
     if runs_small(B.n, S.device_id):
         return small_distances(B)
+    if runs_rows(B.n, S.device_id, B.G):
+        # dist = (the row path's (k, n) distances)^T
+        return cp.ascontiguousarray(row_distances(B, bucket_width(S.mean_length, rows=True)).T)
+    width = bucket_width(S.mean_length)
     dist = cp.full((B.n, k), np.inf, dtype=np.float64)
     dist[B.src_dev, cp.arange(k)] = 0.0
     mark = cp.zeros((B.n, k), dtype=np.int32)
     far_mark = cp.zeros((B.n, k), dtype=np.int32)
     first = B.entries()
-    width = bucket_width(S.mean_length)
     # the sources listed in buffer 0, appending to 1, the far list in 2; the first bound is one
     # bucket (every source starts at d = 0 < Δ), tag 1
     ctl = cp.asarray(_control(first.size, 0 | 1 << 2 | 2 << 4, t=1, width=width))
@@ -567,6 +583,13 @@ def shortest_paths(A, src, *, counts):
         if src.size == 0 or n == 0:
             return dist_out, sigma_out
         S = _arcs(A)
+        if not counts and not runs_small(n, S.device_id) and runs_rows(n, S.device_id, _lanes(S)):
+            # dist[i] = d of the min.plus closure from src[i]     (written in place, a thread block per source)
+            width = bucket_width(S.mean_length, rows=True)
+            kb = _tuning.current().sssp_max_batch
+            for lo in range(0, src.size, kb):
+                row_distances(_Block(S, src[lo:lo + kb], cp), width, out=dist_out[lo:lo + kb])
+            return dist_out, None
         at = 0
         sizes = (DEPS_BYTES_PER_ENTRY, DEPS_LISTS) if counts else (DIST_BYTES_PER_ENTRY, DIST_LISTS)
         for block in _blocks(A, S, src, *sizes):

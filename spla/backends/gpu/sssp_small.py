@@ -50,12 +50,12 @@ def runs_small(n, device_id, deps=False, t=None):
     (the distances, or with ``deps`` the dependencies' later phases too): when one source's search fits
     both the tuning's sssp_small_bytes and the device's shared memory per block."""
     t = _tuning.current() if t is None else t
-    most = _shared_per_block(device_id) - SMALL_STATIC_BYTES
+    most = shared_per_block(device_id) - SMALL_STATIC_BYTES
     return 0 < n < (2 ** 16 if deps else 2 ** 31) and small_bytes(n, deps) <= min(t.sssp_small_bytes, most)
 
 
 @functools.lru_cache(maxsize=None)
-def _shared_per_block(device_id):
+def shared_per_block(device_id):
     """The shared memory a thread block of the device may take when it asks for it (opt-in)."""
     return int(load_cupy().cuda.Device(device_id).attributes["MaxSharedMemoryPerBlockOptin"])
 
@@ -68,13 +68,17 @@ def ties_possible(min_length, farthest):
         return not min_length > np.spacing(np.float64(farthest)) / 2
 
 
-def _launch_small(B, key, nbytes, args):
-    """One launch of a small-path kernel: a thread block of SMALL_BLOCK threads per source, ``nbytes``
-    of shared memory each."""
+def launch_per_source(B, key, nbytes, threads, args):
+    """One launch of a kernel that runs a thread block of ``threads`` threads per source, ``nbytes`` of
+    dynamic shared memory each (the small and the row paths)."""
     fn = B.funcs[key]
     if fn.max_dynamic_shared_size_bytes < nbytes:
         fn.max_dynamic_shared_size_bytes = nbytes
-    fn((B.k,), (SMALL_BLOCK,), args, shared_mem=nbytes)
+    fn((B.k,), (threads,), args, shared_mem=nbytes)
+
+
+def _launch_small(B, key, nbytes, args):
+    launch_per_source(B, key, nbytes, SMALL_BLOCK, args)
 
 
 def _search_args(B):

@@ -1,0 +1,150 @@
+"""The row path of the GPU's weighted distances (spla_sssp_rows: a thread block per source, its
+distances a row in global memory, its frontier in shared memory) against the list rounds and
+SciPy's Dijkstra, bit for bit, and the rule that picks it.
+
+The emulated kernel (``_Rows`` of test_gpu_sssp) runs in that file's emulated tests, on any machine;
+the tests here run the CUDA kernel (``gpu`` marker), except the rule's.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import dijkstra
+
+import spla
+from spla.backends.gpu import sssp, sssp_rows, sssp_small
+from test_gpu_sssp import LISTS, _FakeDevice, _host, _road_like, build, diamonds
+
+#: the row path even where the small path would take the graph
+ROWS = dict(sssp_small_bytes=0, sssp_rows=True)
+
+
+def _with_hubs(n, arcs, seed, hubs, lengths):
+    """arcs plus both directions between each hub and up to 300 random vertices (lanes per vertex > 1)."""
+    rng = random.Random(seed)
+    for hub in hubs:
+        for v in rng.sample(range(n), min(n - 1, 300)):
+            if v != hub:
+                arcs[(hub, v)] = arcs[(v, hub)] = lengths(rng)
+    return arcs
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("delta", [None, 0.25, 16.0])
+@pytest.mark.parametrize("shape", [(1, 3000), (40, 50), (3, 1600)])
+def test_gpu_rows_equal_the_list_rounds_and_scipy(shape, delta):
+    """Road-like grids (deep, degree about 3) and the same with hubs, directed with unreached vertices;
+    sources in a shuffled order, one listed twice."""
+    n, arcs = _road_like(*shape, seed=13)
+    hubbed = _with_hubs(n, dict(arcs), 17, (0, n // 2), lambda rng: round(rng.uniform(2.0, 9.0), 4))
+    rng = random.Random(4)
+    directed = {key: w for key, w in arcs.items() if rng.random() < 0.7}
+    src = np.array(rng.sample(range(n), 40) + [3], dtype=np.int64)
+    src[-1] = src[0]
+    for graph, is_directed in ((arcs, False), (hubbed, False), (directed, True)):
+        A = build(n, graph, directed=is_directed, device="gpu")
+        with spla.tuning.override(sssp_rows_delta=delta, **ROWS):
+            assert sssp_rows.runs_rows(n, 0, 8) and not sssp_small.runs_small(n, 0)
+            got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        with spla.tuning.override(sssp_delta=delta, **LISTS):
+            want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+        S = build(n, graph, directed=is_directed).to_scipy()
+        np.testing.assert_array_equal(got, dijkstra(S, directed=True, indices=src))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("sources", [5, 700])
+def test_gpu_rows_feed_the_dependencies_and_sums(sources):
+    """Past the small path (n = 16,000 by default), the distances of the dependencies and of the sums
+    come from the row path, transposed: the list rounds' results; a block past sssp_max_batch."""
+    n, arcs = _road_like(80, 200, seed=21)
+    arcs = _with_hubs(n, arcs, 23, (7,), lambda rng: float(rng.randint(2, 6)))  # integer lengths: ties
+    A = build(n, arcs, directed=False, device="gpu")
+    # the default rule takes it: one lane an entry (a hub of 300 arcs is past the 99th percentile)
+    assert sssp._lanes(sssp._arcs(A)) == 1
+    assert sssp_rows.runs_rows(n, 0, 1) and not sssp_small.runs_small(n, 0)
+    src = np.random.default_rng(sources).choice(n, size=sources, replace=False).astype(np.int64)
+    calls = [dict(edges=False, endpoints=False), dict(edges=True, endpoints=False), dict(edges=False, endpoints=True)]
+
+    def run():
+        with spla.tuning.override(sssp_max_batch=256):
+            deps = [_host(sssp.dependencies(A, src, **kw)) for kw in calls]
+            sums = [[_host(x) for x in sssp.distance_sums(A, src, outgoing=o)] for o in (False, True)]
+            dist = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        return deps, sums, dist
+
+    got = run()
+    with spla.tuning.override(**LISTS):
+        want = run()
+    for g, w in zip(got[0], want[0]):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for gs, ws in zip(got[1], want[1]):
+        np.testing.assert_array_equal(gs[1], ws[1])
+        for g, w in ((gs[0], ws[0]), (gs[2], ws[2])):
+            np.testing.assert_allclose(g, w, rtol=1e-13, atol=0)
+    np.testing.assert_array_equal(got[2].view(np.uint64), want[2].view(np.uint64))
+
+
+@pytest.mark.gpu
+def test_gpu_rows_on_zero_lengths_and_pattern_only():
+    """Zero-length arcs (a bucket of equal distances) and a pattern-only matrix (every length 1)."""
+    n, arcs = diamonds(6, side=4)
+    arcs = {key: (0.0 if i % 3 == 0 else w) for i, (key, w) in enumerate(sorted(arcs.items()))}
+    src = np.arange(n, dtype=np.int64)
+    for pattern in (False, True):
+        A = build(n, arcs, directed=True, device="gpu", pattern=pattern)
+        with spla.tuning.override(**ROWS):
+            got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        with spla.tuning.override(**LISTS):
+            want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+def test_rows_run_where_the_bitmaps_fit(monkeypatch):
+    """runs_rows: two bitmaps of 32-bit words and two lists of ROWS_LIST vertices within the device's
+    shared memory per block (less the kernel's static part); sssp_rows=False turns it off."""
+    most = _FakeDevice.attributes["MaxSharedMemoryPerBlockOptin"]
+    monkeypatch.setattr(sssp_rows, "shared_per_block", lambda _d: most)
+    lists = 8 * sssp_rows.ROWS_LIST
+    assert sssp_rows.rows_bytes(1) == 8 + lists and sssp_rows.rows_bytes(64) == 16 + lists
+    assert sssp_rows.rows_bytes(65) == 24 + lists and sssp_rows.rows_bytes(65, cap=1) == 32
+    room = most - sssp_rows.ROWS_STATIC_BYTES
+    top = 32 * ((room - lists) // 8)
+    assert sssp_rows.rows_bytes(top) <= room < sssp_rows.rows_bytes(top + 1)
+    assert sssp_rows.runs_rows(top, 0, 1) and not sssp_rows.runs_rows(top + 1, 0, 1)
+    assert not sssp_rows.runs_rows(0, 0, 1)
+    # "auto": where one lane walks an entry's arcs; True: wherever it fits; False: never
+    assert not sssp_rows.runs_rows(1000, 0, 2)
+    with spla.tuning.override(sssp_rows=True):
+        assert sssp_rows.runs_rows(1000, 0, 32) and not sssp_rows.runs_rows(top + 1, 0, 1)
+    with spla.tuning.override(sssp_rows=False):
+        assert not sssp_rows.runs_rows(1000, 0, 1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("degree", [1, 40])
+def test_gpu_rows_past_the_list_and_with_lanes(degree):
+    """Frontiers of more than ROWS_LIST vertices (a hub of 3,000 arcs; a random graph of out-degree
+    40, whose second round holds about 1,600) scan the bitmap; out-degree 40 also gives several lanes
+    a vertex (sssp_lanes_percentile's rule)."""
+    n = 3001
+    rng = np.random.default_rng(degree)
+    arcs = {(0, v): float(rng.integers(1, 5)) for v in range(1, n)}  # the hub
+    for u in range(1, n):
+        for v in rng.choice(n, size=degree, replace=False).tolist():
+            if v != u:
+                arcs[(u, v)] = round(float(rng.uniform(0.5, 4.0)), 3)
+    A = build(n, arcs, directed=True, device="gpu")
+    if degree > 1:
+        assert sssp._Block(sssp._arcs(A), np.arange(1), spla.backends.gpu.compile.load_cupy()).G > 1
+    src = np.array([0, 1, 2, n - 1], dtype=np.int64)
+    for delta in (None, 1.0):
+        with spla.tuning.override(sssp_rows_delta=delta, **ROWS):
+            got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        with spla.tuning.override(sssp_delta=delta, **LISTS):
+            want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+        np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
