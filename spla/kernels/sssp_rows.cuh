@@ -38,7 +38,7 @@
 #define SPLA_SSSP_ROWS_CUH
 
 #include "lists.cuh"       // spla_list_append
-#include "sssp_small.cuh"  // spla_sssp_len, SPLA_SSSP_SMALL_WORDS
+#include "sssp_small.cuh"  // spla_sssp_len, SPLA_SSSP_SMALL_WORDS, spla_small_groups
 
 // Dynamic shared memory of one source's row search: two frontier bitmaps and two lists of cap entries.
 #define SPLA_SSSP_ROWS_BYTES(n, cap) (8ll * SPLA_SSSP_SMALL_WORDS(n) + 8ll * (long long)(cap))
@@ -123,11 +123,9 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
     const unsigned long long INF = 0x7ff0000000000000ull;
     const int words = (int)SPLA_SSSP_SMALL_WORDS(n);
     int* const lists = (int*)(spla_rows_smem + 2 * words);  // list p at lists + p * cap, bitmap p at smem + p * words
-    const int lane = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const int group = (int)(threadIdx.x / (unsigned int)G);
-    const int groups = (int)(blockDim.x / (unsigned int)G);
-    const unsigned int wl = threadIdx.x & 31u;
-    const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (wl & ~(unsigned int)(G - 1)));
+    const spla_small_lanes L = spla_small_groups(G);
+    const int lane = L.lane, group = L.group, groups = L.groups;
+    const unsigned int members = L.members;
 
     for (long long s = blockIdx.x; s < k; s += gridDim.x) {
         unsigned long long* d = (unsigned long long*)(dist + s * (long long)n);
@@ -179,7 +177,7 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
             if (!any_relaxed) {
                 // every set vertex waits: the bound moves one bucket past the nearest, the block's far minimum
                 for (int off = 16; off > 0; off >>= 1) far = min(far, __shfl_xor_sync(0xffffffffu, far, off));
-                if (wl == 0) part[threadIdx.x >> 5] = far;
+                if ((threadIdx.x & 31u) == 0) part[threadIdx.x >> 5] = far;
                 __syncthreads();
                 if (threadIdx.x == 0) {
                     unsigned long long m = part[0];

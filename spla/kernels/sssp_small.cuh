@@ -68,6 +68,25 @@
 // σ above this sends the block to the list rounds, which rescale (RESCALE_ABOVE in sssp.py).
 #define SPLA_SSSP_SMALL_SIGMA_MAX 0x1p512
 
+// This thread's place among its block's groups of G lanes (G a power of two <= 32, so a group lies in
+// one warp): its lane in the group, its group, the block's groups, and its group's lanes of the warp
+// (the mask the group's shuffles name).
+struct spla_small_lanes {
+    int lane, group, groups;
+    unsigned int members;
+};
+
+__device__ __forceinline__ spla_small_lanes spla_small_groups(int G)
+{
+    spla_small_lanes g;
+    g.lane = (int)(threadIdx.x & (unsigned int)(G - 1));
+    g.group = (int)(threadIdx.x / (unsigned int)G);
+    g.groups = (int)(blockDim.x / (unsigned int)G);
+    const unsigned int wl = threadIdx.x & 31u;
+    g.members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (wl & ~(unsigned int)(G - 1)));
+    return g;
+}
+
 __device__ __forceinline__ double spla_small_d(const unsigned long long* d, int v)
 {
     return __longlong_as_double((long long)*((const volatile unsigned long long*)(d + v)));
@@ -92,9 +111,8 @@ __device__ __forceinline__ void spla_small_search(const I* __restrict__ ocolptr,
                                                   const double* __restrict__ olen, int s0, int n, int G,
                                                   unsigned long long* d, unsigned int* bits)
 {
-    const int lane = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const int group = (int)(threadIdx.x / (unsigned int)G);
-    const int groups = (int)(blockDim.x / (unsigned int)G);
+    const spla_small_lanes L = spla_small_groups(G);
+    const int lane = L.lane, group = L.group, groups = L.groups;
     const int words = (int)SPLA_SSSP_SMALL_WORDS(n);
     unsigned int* cur = bits;
     unsigned int* nxt = bits + words;
@@ -239,11 +257,9 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
     __shared__ int qend;
     __shared__ int too_big;
     __shared__ unsigned long long far;
-    const int lane = (int)(threadIdx.x & (unsigned int)(G - 1));
-    const int group = (int)(threadIdx.x / (unsigned int)G);
-    const int groups = (int)(blockDim.x / (unsigned int)G);
-    const unsigned int wl = threadIdx.x & 31u;
-    const unsigned int members = (G == 32) ? 0xffffffffu : (((1u << G) - 1u) << (wl & ~(unsigned int)(G - 1)));
+    const spla_small_lanes L = spla_small_groups(G);
+    const int lane = L.lane, group = L.group, groups = L.groups;
+    const unsigned int members = L.members;
 
     for (long long s = blockIdx.x; s < k; s += gridDim.x) {
         const int s0 = (int)src[s];
