@@ -19,9 +19,9 @@ from ... import tuning as _tuning
 from .launch import nullable
 from .sssp_small import launch_per_source, shared_per_block
 
-#: the row kernel's static shared memory (the lists' lengths and the far minimum of two rounds), within
-#: the block's
-ROWS_STATIC_BYTES = 64
+#: the row kernel's static shared memory (the lists' lengths, the far minimum and the warps' minima:
+#: 288 bytes, nvcc -Xptxas -v), with room to spare, within the block's
+ROWS_STATIC_BYTES = 512
 #: vertices each of a row search's two frontier lists holds; a round whose frontier outgrows it scans
 #: the frontier's bitmap instead (its words' vertices one after another, so less evenly shared).
 #: 1,024 keeps three thread blocks an SM on USA-road-d.NY (264,346 vertices).
