@@ -65,7 +65,7 @@ def test_gpu_rows_feed_the_dependencies_and_sums(sources):
     arcs = _with_hubs(n, arcs, 23, (7,), lambda rng: float(rng.randint(2, 6)))  # integer lengths: ties
     A = build(n, arcs, directed=False, device="gpu")
     # the default rule takes it: one lane an entry (a hub of 300 arcs is past the 99th percentile)
-    assert sssp._lanes(sssp._arcs(A)) == 1
+    assert sssp._Block(sssp._arcs(A), np.arange(1), spla.backends.gpu.compile.load_cupy()).G == 1
     assert sssp_rows.runs_rows(n, 0, 1) and not sssp_small.runs_small(n, 0)
     src = np.random.default_rng(sources).choice(n, size=sources, replace=False).astype(np.int64)
     calls = [dict(edges=False, endpoints=False), dict(edges=True, endpoints=False), dict(edges=False, endpoints=True)]

@@ -216,7 +216,7 @@ def run_distances(A, src):
     return sssp._distances(B), dict(B.stats)
 
 
-def rows_rows(A, S, block, check, deltas, repeat, peak, deps):
+def rows_rows(name, A, S, block, check, deltas, repeat, peak, deps):
     """The row path's (k, n) distances at each bucket width beside the list rounds' (default width), both
     through shortest_paths: time, rounds per source, the floors' share of peak, bit-equality; with
     ``deps`` the Brandes sums with their distances from each path (default width)."""
@@ -230,7 +230,7 @@ def rows_rows(A, S, block, check, deltas, repeat, peak, deps):
     print(f"  list rounds (default width), (k, n) distances: {lms:9.2f} ms  "
           f"floor share of peak: output {fl['output'] / (lms * 1e-3) / peak:.1%}, "
           f"settle {fl['settle'] / (lms * 1e-3) / peak:.1%}")
-    out.append({"graph": "rows-baseline", "n": S.shape[0], "k": len(block), "path": "lists", "ms": lms})
+    out.append({"graph": name, "n": S.shape[0], "k": len(block), "path": "lists", "ms": lms})
     Sx = sssp._arcs(A)
     for delta in deltas:
         with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=True, sssp_small_bytes=0,
@@ -248,8 +248,8 @@ def rows_rows(A, S, block, check, deltas, repeat, peak, deps):
               f"max {r.max():6d}  floor share of peak: output {share['output']:.1%}, settle {share['settle']:.1%}"
               f"  ({lms / ms:.2f}x the list rounds)" + ("" if same else "  DIFFERS FROM THE LIST ROUNDS")
               + ("" if same_scipy else "  DIFFERS FROM SCIPY"))
-        out.append({"path": "rows", "sssp_delta": delta, "ms": ms, "times_ms": times, "rounds_mean": float(r.mean()),
-                    "rounds_max": int(r.max()), "share_of_peak": share, "equal_to_lists": same,
+        out.append({"graph": name, "path": "rows", "sssp_delta": delta, "ms": ms, "times_ms": times,
+                    "rounds_mean": float(r.mean()), "rounds_max": int(r.max()), "share_of_peak": share, "equal_to_lists": same,
                     "equal_to_scipy": same_scipy, "lists_ms": lms, "k": len(block), "n": S.shape[0]})
     if deps:
         times = {}
@@ -258,11 +258,11 @@ def rows_rows(A, S, block, check, deltas, repeat, peak, deps):
                 times[rows], _ = timed_ms(lambda: sssp.dependencies(A, block, edges=False, endpoints=False), repeat)
         print(f"  dependencies, distances from the list rounds {times[False]:9.2f} ms, from the row path "
               f"{times[True]:9.2f} ms")
-        out.append({"path": "dependencies", "lists_ms": times[False], "rows_ms": times[True]})
+        out.append({"graph": name, "path": "dependencies", "lists_ms": times[False], "rows_ms": times[True]})
     return out
 
 
-def rows_sweep(A, block, repeat, delta):
+def rows_sweep(name, A, block, repeat, delta):
     """The row path's distances (bucket width ``delta``, the first of --rows) per (threads a block,
     blocks an SM): the blocks an SM set by asking for more shared memory than the kernel uses."""
     import cupy as cp
@@ -283,13 +283,13 @@ def rows_sweep(A, block, repeat, delta):
                                           sssp_rows_delta=delta):
                     ms, _ = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
                 print(f"  row path, {threads:4d} threads a block, {per} blocks an SM: {ms:9.2f} ms")
-                out.append({"path": "rows-sweep", "threads": threads, "blocks_per_sm": per, "ms": ms})
+                out.append({"graph": name, "path": "rows-sweep", "threads": threads, "blocks_per_sm": per, "ms": ms})
     finally:
         sssp_rows.rows_bytes, sssp_rows.ROWS_BLOCK = base_bytes, base_threads
     return out
 
 
-def rows_arcs(A, block, repeat, delta, counts):
+def rows_arcs(name, A, block, repeat, delta, counts):
     """The row path's distances (bucket width ``delta``) with each SPLA_ROWS_ARCS compiled in."""
     base = sssp.NVRTC_OPTIONS
     out = []
@@ -301,7 +301,7 @@ def rows_arcs(A, block, repeat, delta, counts):
                                       sssp_rows_delta=delta):
                 ms, _ = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
             print(f"  row path, SPLA_ROWS_ARCS={arcs}: {ms:9.2f} ms")
-            out.append({"path": "rows-arcs", "arcs": arcs, "ms": ms})
+            out.append({"graph": name, "path": "rows-arcs", "arcs": arcs, "ms": ms})
     finally:
         sssp.NVRTC_OPTIONS = base
         sssp._module.cache_clear()
@@ -365,11 +365,11 @@ def main():
               f"mean length {S.data.mean():.4g}")
         check = dijkstra(S, indices=block[:4])
         if a.rows and sssp_rows.runs_rows(n, 0, 1) and not sssp_small.runs_small(n, 0):
-            results.extend(rows_rows(A, S, block, check, parse_deltas(a.rows), a.repeat, peak, a.deps))
+            results.extend(rows_rows(name, A, S, block, check, parse_deltas(a.rows), a.repeat, peak, a.deps))
             if a.rows_sweep:
-                results.extend(rows_sweep(A, block, a.repeat, parse_deltas(a.rows)[0]))
+                results.extend(rows_sweep(name, A, block, a.repeat, parse_deltas(a.rows)[0]))
             if a.rows_arcs:
-                results.extend(rows_arcs(A, block, a.repeat, parse_deltas(a.rows)[0],
+                results.extend(rows_arcs(name, A, block, a.repeat, parse_deltas(a.rows)[0],
                                          [int(x) for x in a.rows_arcs.split(",")]))
         policies = [dict(sssp_delta=delta, sssp_small_bytes=0, sssp_rows=False) for delta in parse_deltas(a.deltas)]
         if a.small and sssp_small.runs_small(n, 0):

@@ -45,7 +45,7 @@
 //   own dependency is not betweenness; the host zeroes the rest), and failed[s] = 1 where σ passes
 //   2^512 (the list rounds, which rescale, run that block again; its other writes are then void).
 //   Where no tight arc can join equal distances (every length above half the spacing of the
-//   source's farthest distance: sssp.py's ties_possible, decided per source) h orders nothing:
+//   source's farthest distance: sssp_small.py's ties_possible, decided per source) h orders nothing:
 //   every hops entry of the source is 0 and h's rounds are skipped, as the list rounds do.
 // Host guarantees: blockDim.x a multiple of 32 and of G, at most 1024; the dynamic shared memory
 //   above; n < 2^31, and n < 2^16 for spla_sssp_small_deps (its 16-bit lists and counts); with_h
@@ -65,7 +65,7 @@
 #define SPLA_SSSP_SMALL_DEPS_BYTES(n, with_h) \
     (16ll * (long long)(n) + ((with_h) ? 4ll * (long long)(n) : 0ll) + 4ll * (((long long)(n) + 1ll) / 2ll) + \
      2ll * ((long long)(n) + ((long long)(n) & 1ll)) + 2ll * ((long long)(n) + 2ll))
-// σ above this sends the block to the list rounds, which rescale (RESCALE_ABOVE in sssp.py).
+// σ above this sends the block to the list rounds, which rescale (RESCALE_ABOVE in sssp_scale.py).
 #define SPLA_SSSP_SMALL_SIGMA_MAX 0x1p512
 
 // This thread's place among its block's groups of G lanes (G a power of two <= 32, so a group lies in
@@ -272,7 +272,7 @@ __global__ void spla_sssp_small_deps(const I* __restrict__ ocolptr, const I* __r
             if (b < 0x7ff0000000000000ull && b > mine) mine = b;
         }
         __syncthreads();  // far is 0 before any thread raises it
-        // ties: whether a tight arc may join equal distances (sssp.py's ties_possible), from the
+        // ties: whether a tight arc may join equal distances (sssp_small.py's ties_possible), from the
         // farthest finite d; without such arcs h orders nothing and stays 0
         if (mine) atomicMax(&far, mine);
         __syncthreads();

@@ -57,11 +57,11 @@ powers of two, as the unweighted paths do: when a sweep of the Kahn levels finds
 largest σ passes RESCALE_ABOVE = 2^512, every source whose open counts (partial sums, the next level)
 pass RESCALE_TO = 2^256 has them multiplied by 2^-e into [0.5, 1), exactly; an entry's σ is then
 sigma · 2^scale, scale the exponents of the rescales at or above its level, and δ reads the ratios
-σ(v)/σ(w) with both exponents.  The results keep float64's relative precision unless one source's
-counts span more than float64's exponents (a count of 1 beside one of 2^1100 on open levels), which
-:func:`dependencies` refuses with ``KernelUnavailable``; :func:`shortest_paths` returns inf for a
-count beyond float64.  Sums over sources are formed by CuPy's reductions, in another order than the
-CPU's.
+σ(v)/σ(w) with both exponents (``spla.backends.gpu.sssp_scale``).  The results keep float64's
+relative precision unless one source's counts span more than float64's exponents (a count of 1
+beside one of 2^1100 on open levels), which :func:`dependencies` refuses with ``KernelUnavailable``;
+:func:`shortest_paths` returns inf for a count beyond float64.  Sums over sources are formed by
+CuPy's reductions, in another order than the CPU's.
 """
 
 from __future__ import annotations
@@ -74,8 +74,7 @@ import numpy as np
 
 from ... import memory as _memory
 from ... import tuning as _tuning
-from ...device import HostCopy, any_true, gpu_index, to_numpy
-from ...errors import KernelUnavailable
+from ...device import HostCopy, gpu_index, to_numpy
 from ...matrix import declare_cache
 from ...replay import Replay
 from ...weights import check_lengths, transpose_lengths
@@ -83,6 +82,7 @@ from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, 
 from .frontier import frontier_group
 from .launch import nullable, resident_blocks
 from .sssp_rows import row_distances, runs_rows
+from .sssp_scale import RESCALE_ABOVE, check_sigma, rescale, scale_of
 from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_possible
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
@@ -107,10 +107,6 @@ _UINT64_INF = np.array(np.inf).view(np.uint64).item()
 IN, OUT, SEL, DONE, ARRIVED, T, ROUNDS, LISTED, FAR, FAR_MIN, FAR_TAG, BOUND, WIDTH = range(13)
 SLOTS = 13
 
-#: a sweep of Kahn's levels whose largest σ passes RESCALE_ABOVE rescales every source whose open σ
-#: (partial sums and the next level) pass RESCALE_TO into [0.5, 1) (float64 reaches 2^1024)
-RESCALE_ABOVE = 2.0 ** 512
-RESCALE_TO = 2.0 ** 256
 
 
 def sssp_name_expressions(flat_dtype, index_dtype, unit):
@@ -181,7 +177,8 @@ class _Block:
         self.flat = flat_dtype(S.n, self.k)
         self.funcs = _module(self.flat.str, np.dtype(S.index_dtype).str, S.unit, S.device_id)
         t = _tuning.current()
-        self.G = _lanes(S, t)  # lanes per listed entry
+        # a round waits for its longest entry: lanes from the tail of the out-degrees
+        self.G = entry_lanes(S.tail_out_degree(t.sssp_lanes_percentile), t)  # lanes per listed entry
         self.Gs = group_lanes(self.k)  # lanes per vertex of the vertex kernels
         self.R = t.sssp_rounds_per_read
         self.max_replays = t.sssp_max_replays
@@ -226,13 +223,6 @@ def flat_dtype(n, k):
 
 def _arcs(A):
     return A.cached(SETUP_KEY, lambda: _Arcs(A))
-
-
-def _lanes(S, t=None):
-    """Lanes per listed entry of the graph's searches: a round waits for its longest entry, so they come
-    from the tail of the out-degrees (:func:`entry_lanes`)."""
-    t = _tuning.current() if t is None else t
-    return entry_lanes(S.tail_out_degree(t.sssp_lanes_percentile), t)
 
 
 def entry_lanes(tail_degree, t=None):
@@ -305,14 +295,28 @@ def _until_done(B, key, lanes, args, ctl):
         times = min(2 * times, B.max_replays)
 
 
-def _distances(B):
-    """dist (n, k) float64 of the block's sources (inf: unreached)."""
-    S, cp, k = B.S, B.cp, B.k
+def _distances(B, out=None, contiguous=True):
+    """dist (n, k) float64 of the block's sources (inf: unreached): C-contiguous, as the later phases'
+    kernels read it, or with ``contiguous=False`` possibly a transposed view (for reductions).  ``out``,
+    a C-contiguous (k, n) array, receives dist transposed (``shortest_paths``' rows); the row path
+    writes its distances there in place."""
+    S = B.S
     if runs_small(B.n, S.device_id):
-        return small_distances(B)
-    if runs_rows(B.n, S.device_id, B.G):
+        dist = small_distances(B)
+    elif runs_rows(B.n, S.device_id, B.G):
         # dist = (the row path's (k, n) distances)^T
-        return cp.ascontiguousarray(row_distances(B, bucket_width(S.mean_length, rows=True)).T)
+        rows = row_distances(B, bucket_width(S.mean_length, rows=True), out=out)
+        return B.cp.ascontiguousarray(rows.T) if contiguous else rows.T
+    else:
+        dist = _list_distances(B)
+    if out is not None:
+        out[...] = dist.T
+    return dist
+
+
+def _list_distances(B):
+    """dist (n, k) float64 of the block's sources over the list rounds."""
+    S, cp, k = B.S, B.cp, B.k
     width = bucket_width(S.mean_length)
     dist = cp.full((B.n, k), np.inf, dtype=np.float64)
     dist[B.src_dev, cp.arange(k)] = 0.0
@@ -335,10 +339,12 @@ def _distances(B):
 def _hops_or_flat(B, dist):
     """h of the block (:func:`_hops`) where a tight arc may join equal distances, else every h 0 (the
     DAG order is then d's alone, and the h search's rounds are saved)."""
-    cp = B.cp
-    far = float(to_numpy(cp.where(dist != np.inf, dist, 0.0).max())) if dist.size else 0.0
-    if ties_possible(B.S.min_length, far):
-        return _hops(B, dist)
+    cp, S = B.cp, B.S
+    # no distance exceeds (n - 1) times the longest arc: where that bound admits no tie, no device read
+    if ties_possible(S.min_length, max(B.n - 1, 0) * S.max_length):
+        far = float(to_numpy(cp.where(dist != np.inf, dist, 0.0).max())) if dist.size else 0.0
+        if ties_possible(S.min_length, far):
+            return _hops(B, dist)
     return cp.zeros((B.n, B.k), dtype=np.int32)
 
 
@@ -397,42 +403,10 @@ def _sigma(B, dist, hops):
             depth = t - R + int(np.argmin(got != 0))  # the last level with entries
             break
         if (seen[1, :-1].view(np.float64) > RESCALE_ABOVE).any():
-            e = _rescale(cp, sigma, dag, queue, int(to_numpy(start[t:t + 1])[0]), int(got[-1]))
+            e = rescale(cp, sigma, dag, queue, int(to_numpy(start[t:t + 1])[0]), int(got[-1]))
             if e is not None:
                 events.append((t, e))
-    return sigma, (queue, start, levels, depth), _scale(cp, B, queue, start, levels, depth, events)
-
-
-def _rescale(cp, sigma, dag, queue, lo, count):
-    """σ of the entries still open (partial sums: dag > 0; the level about to be swept, queue[lo : lo +
-    count]) times 2^-e(s), per source s whose open σ exceed RESCALE_TO, into [0.5, 1): e (k,) int32,
-    or None when no source needed it."""
-    open_ = dag > 0
-    open_.reshape(-1)[queue[lo:lo + count]] = True
-    top = to_numpy(cp.where(open_, sigma, 0.0).max(axis=0))
-    e = np.where(top > RESCALE_TO, np.frexp(top)[1], 0).astype(np.int32)
-    if not e.any():
-        return None
-    # σ<open> = σ · 2^-e                                                     (per source)
-    sigma[...] = cp.where(open_, cp.ldexp(sigma, cp.asarray(-e)[None, :]), sigma)
-    return e
-
-
-def _scale(cp, B, queue, start, levels, depth, events):
-    """scale (n, k) int32: Σ of the exponents of the rescales at or above each entry's level (None
-    when there were none)."""
-    if not events:
-        return None
-    counts = to_numpy(levels[:depth + 1]).astype(np.int64)
-    total = int(counts.sum())
-    firsts = cp.asarray(np.cumsum(counts) - counts)  # the levels lie one after another in the queue
-    level = cp.full(max(B.size, 1), -1, dtype=np.int32)
-    level[queue[:total]] = (cp.searchsorted(firsts, cp.arange(total), side="right") - 1).astype(np.int32)
-    level = level[:B.size].reshape(B.n, B.k)
-    scale = cp.zeros((B.n, B.k), dtype=np.int32)
-    for first, e in events:
-        scale += cp.where(level >= first, cp.asarray(e)[None, :], 0).astype(np.int32)
-    return scale
+    return sigma, (queue, start, levels, depth), scale_of(cp, B, queue, start, levels, depth, events)
 
 
 def _delta(B, dist, hops, sigma, lists, scale):
@@ -463,17 +437,6 @@ def _blocks(A, S, src, per_entry, lists):
     return [src[i:i + k] for i in range(0, len(src), k)]
 
 
-def _check_sigma(sigma, dist, scale):
-    """Refuse a block whose scaled σ left float64's normal range (inf, or below 2^-1022 at a reached
-    entry: a source whose counts span more than float64's exponents)."""
-    tiny = np.finfo(np.float64).tiny
-    if any_true(sigma == np.inf) or (scale is not None and any_true((sigma < tiny) & (dist != np.inf))):
-        raise KernelUnavailable(
-            "the GPU's weighted dependencies hold each source's shortest-path counts in float64 scaled by one "
-            "power of two per level, and here the counts of one source span more than float64's exponents: "
-            "run them on device='cpu'")
-
-
 def dependencies(A, src, *, edges, endpoints):
     """Σ over the sources ``src`` (NumPy int64, checked) of the weighted Brandes sums of the module's
     definition: a CuPy float64 (n,) per vertex, or with ``edges`` (nnz,) per arc in A's CSC order;
@@ -496,7 +459,7 @@ def dependencies(A, src, *, edges, endpoints):
                 dist = _distances(B)
                 hops = _hops_or_flat(B, dist)
                 sigma, lists, scale = _sigma(B, dist, hops)
-                _check_sigma(sigma, dist, scale)
+                check_sigma(sigma, dist, scale)
                 delta = _delta(B, dist, hops, sigma, lists, scale)
                 del lists
             if edges:
@@ -552,7 +515,7 @@ def distance_sums(A, src, *, outgoing):
                         total += cp.bincount(b_dev, weights=part.astype(np.float64), minlength=n).astype(total.dtype)
             return dsum, reach, harm
         for block in _blocks(A, S, src, DIST_BYTES_PER_ENTRY, DIST_LISTS):
-            dist = _distances(_Block(S, block, cp))
+            dist = _distances(_Block(S, block, cp), contiguous=False)
             fin = dist != np.inf
             d = cp.where(fin, dist, 0.0).sum(axis=axis)
             c = fin.astype(np.int64).sum(axis=axis)
@@ -583,19 +546,12 @@ def shortest_paths(A, src, *, counts):
         if src.size == 0 or n == 0:
             return dist_out, sigma_out
         S = _arcs(A)
-        if not counts and not runs_small(n, S.device_id) and runs_rows(n, S.device_id, _lanes(S)):
-            # dist[i] = d of the min.plus closure from src[i]     (written in place, a thread block per source)
-            width = bucket_width(S.mean_length, rows=True)
-            kb = _tuning.current().sssp_max_batch
-            for lo in range(0, src.size, kb):
-                row_distances(_Block(S, src[lo:lo + kb], cp), width, out=dist_out[lo:lo + kb])
-            return dist_out, None
         at = 0
         sizes = (DEPS_BYTES_PER_ENTRY, DEPS_LISTS) if counts else (DIST_BYTES_PER_ENTRY, DIST_LISTS)
         for block in _blocks(A, S, src, *sizes):
             B = _Block(S, block, cp)
-            dist = _distances(B)
-            dist_out[at:at + B.k] = dist.T
+            # dist_out[block] = d of the min.plus closure from each source (the row path writes it in place)
+            dist = _distances(B, out=dist_out[at:at + B.k], contiguous=counts)
             if counts:
                 hops = _hops_or_flat(B, dist)
                 sigma, lists, scale = _sigma(B, dist, hops)
