@@ -226,12 +226,12 @@ class Tuning:
                                      "it in one thread block (8 bytes and 2 bits a vertex for distances, 26 "
                                      "bytes for the dependencies' later phases); 0: never")
     sssp_rows: object = _tunable("auto", _AUTO_BOOL,
-                                 "where one source's weighted search does not fit a thread block but its frontier "
-                                 "(2 bits a vertex and two lists) does, the GPU's distances run a thread block per "
-                                 "source, the distances in global memory: 'auto' where one lane walks an entry's "
-                                 "arcs (sssp_lanes_percentile's rule gives 1: road-like graphs), True wherever it "
-                                 "fits, False never (the rounds over entry lists)")
-    sssp_rows_delta: float | None = _tunable(4.0, _either(_one_of(None), _positive),
+                                 "where one source's weighted search does not fit a thread block, the GPU's "
+                                 "distances run a thread block per source, the distances in global memory and a "
+                                 "work queue in shared memory: 'auto' where one lane walks an entry's arcs "
+                                 "(sssp_lanes_percentile's rule gives 1: road-like graphs), True always, False "
+                                 "never (the rounds over entry lists)")
+    sssp_rows_delta: float | None = _tunable(2.0, _either(_one_of(None), _positive),
                                              "bucket width of the row path's searches (sssp_rows), in mean arc "
                                              "lengths; None: Bellman-Ford")
     sssp_lanes_percentile: float = _tunable(99.0, _percentile,

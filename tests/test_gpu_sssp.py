@@ -591,43 +591,68 @@ class _SmallDeps(_Small):
 
 class _Rows(_Small):
     """spla_sssp_rows: a thread block per source (sources in a shuffled order), its distances its row of
-    dist; each round takes the set vertices in a shuffled order, relaxing those below the bucket's
-    bound and keeping the others set; a round that relaxes nothing moves the bound past the nearest."""
+    dist.  A phase takes the queue's entries first in, first out, a warp's claim of a few at a time in a
+    shuffled order; it skips an entry whose vertex was lowered since, relaxes the others' out-arcs and
+    enqueues each head it lowers (below the bound into the queue, else into the far list; past a list's
+    cap into the spill set).  Between phases the spill set is enqueued again from its d; when that
+    queues nothing the bound moves one bucket past the smallest waiting d and the far list is split."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
-        ocp, ori, olen, src, k, n, _G, width, cap, dist, rounds = a
-        k, n, width = int(k), int(n), float(width)
-        assert shared_mem == sssp_rows.rows_bytes(n, int(cap)) <= self.max_dynamic_shared_size_bytes
+        ocp, ori, olen, src, k, n, _G, width, cap, fcap, dist, spill, rounds = a
+        k, n, width, cap, fcap = int(k), int(n), float(width), int(cap), int(fcap)
+        assert shared_mem == sssp_rows.rows_bytes(cap, fcap) <= self.max_dynamic_shared_size_bytes
+        assert spill.shape == (k, -(-n // 32)) and not spill.any()
         out = dist.reshape(-1)
         assert np.shares_memory(out, dist)
         for s in _order(k):
             d = [math.inf] * n
             s0 = int(src[s])
-            d[s0], frontier, bound, r = 0.0, [s0], width, 0
+            d[s0] = 0.0
+            st = {"queue": [(s0, 0.0)], "far": [], "bound": width}
+            spilled = set()
+
+            def enqueue(w, x):
+                lst, most = (st["queue"], cap) if x < st["bound"] else (st["far"], fcap)
+                if len(lst) < most:
+                    lst.append((w, x))
+                else:
+                    spilled.add(w)
+
+            r = 0
             while True:
-                nxt, relaxed, far = set(), False, math.inf
-                for i in _order(len(frontier)):
-                    u = frontier[i]
-                    du = d[u]
-                    if not du < bound:
-                        nxt.add(u)
-                        far = min(far, du)
+                r += 1
+                head = 0
+                while head < len(st["queue"]):  # the phase (the queue grows as it goes)
+                    claim = min(len(st["queue"]) - head, 4)
+                    for i in _order(claim):
+                        u, x = st["queue"][head + i]
+                        if d[u] < x:
+                            continue  # lowered since: a later entry carries it
+                        for p in range(int(ocp[u]), int(ocp[u + 1])):
+                            w = int(ori[p])
+                            cand = x + _length(self.unit, olen, p)
+                            if w != u and cand < d[w]:
+                                d[w] = cand
+                                enqueue(w, cand)
+                    head += claim
+                st["queue"] = []
+                if spilled:
+                    swept = sorted(spilled)
+                    spilled.clear()
+                    for w in swept:
+                        enqueue(w, d[w])
+                    if st["queue"]:
                         continue
-                    relaxed = True
-                    for p in range(int(ocp[u]), int(ocp[u + 1])):
-                        w = int(ori[p])
-                        cand = du + _length(self.unit, olen, p)
-                        if w != u and cand < d[w]:
-                            d[w] = cand
-                            nxt.add(w)
-                if not nxt:
+                if not st["far"] and not spilled:
                     break
-                if not relaxed:
-                    bound = max(max(bound, far) + width, float(np.nextafter(far, math.inf)))
-                frontier, r = sorted(nxt), r + 1
+                f = min([x for _, x in st["far"]] + [d[w] for w in spilled])
+                st["bound"] = max(max(st["bound"], f) + width, float(np.nextafter(f, math.inf)))
+                waiting, st["far"] = st["far"], []
+                for u, x in waiting:
+                    enqueue(u, x)
             out[s * n:(s + 1) * n] = d
             if not isinstance(rounds, np.uint64):
-                rounds[s] = r + 1
+                rounds[s] = r
 
 
 EMULATED = {"relax": _relax, "hops": _hops, "dag_count": _dag_count, "sigma": _sigma, "delta": _delta,

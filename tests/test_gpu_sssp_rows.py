@@ -12,11 +12,14 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra
 
 import spla
 from spla.backends.gpu import sssp, sssp_rows, sssp_small
-from test_gpu_sssp import LISTS, _FakeDevice, _host, _road_like, build, diamonds
+from test_gpu_sssp import (LISTS, _host, _road_like, build, csc_arcs, diamonds, emulated,  # noqa: F401 (a fixture)
+                           reference, weighted_graphs)
 
 #: the row path even where the small path would take the graph
 ROWS = dict(sssp_small_bytes=0, sssp_rows=True)
@@ -104,33 +107,78 @@ def test_gpu_rows_on_zero_lengths_and_pattern_only():
         np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
-def test_rows_run_where_the_bitmaps_fit(monkeypatch):
-    """runs_rows: two bitmaps of 32-bit words and two lists of ROWS_LIST vertices within the device's
-    shared memory per block (less the kernel's static part); sssp_rows=False turns it off."""
-    most = _FakeDevice.attributes["MaxSharedMemoryPerBlockOptin"]
-    monkeypatch.setattr(sssp_rows, "shared_per_block", lambda _d: most)
-    lists = 8 * sssp_rows.ROWS_LIST
-    assert sssp_rows.rows_bytes(1) == 8 + lists and sssp_rows.rows_bytes(64) == 16 + lists
-    assert sssp_rows.rows_bytes(65) == 24 + lists and sssp_rows.rows_bytes(65, cap=1) == 32
-    room = most - sssp_rows.ROWS_STATIC_BYTES
-    top = 32 * ((room - lists) // 8)
-    assert sssp_rows.rows_bytes(top) <= room < sssp_rows.rows_bytes(top + 1)
-    assert sssp_rows.runs_rows(top, 0, 1) and not sssp_rows.runs_rows(top + 1, 0, 1)
-    assert not sssp_rows.runs_rows(0, 0, 1)
-    # "auto": where one lane walks an entry's arcs; True: wherever it fits; False: never
+def test_rows_run_where_the_queue_fits(monkeypatch):
+    """runs_rows: the queue of ROWS_QUEUE entries and two far lists of ROWS_FAR (12 bytes an entry)
+    within the device's shared memory per block, less the kernel's static part, whatever n; sssp_rows
+    False turns it off, "auto" keeps it to one lane an entry."""
+    assert sssp_rows.rows_bytes(1, 1) == 36 and sssp_rows.rows_bytes(2048, 1024) == 12 * 4096
+    assert sssp_rows.rows_bytes() == sssp_rows.rows_bytes(sssp_rows.ROWS_QUEUE, sssp_rows.ROWS_FAR)
+    room = sssp_rows.rows_bytes() + sssp_rows.ROWS_STATIC_BYTES
+    monkeypatch.setattr(sssp_rows, "shared_per_block", lambda _d: room)
+    assert sssp_rows.runs_rows(1, 0, 1) and sssp_rows.runs_rows(2 ** 31 - 1, 0, 1)
+    assert not sssp_rows.runs_rows(0, 0, 1) and not sssp_rows.runs_rows(2 ** 31, 0, 1)
     assert not sssp_rows.runs_rows(1000, 0, 2)
     with spla.tuning.override(sssp_rows=True):
-        assert sssp_rows.runs_rows(1000, 0, 32) and not sssp_rows.runs_rows(top + 1, 0, 1)
+        assert sssp_rows.runs_rows(1000, 0, 32)
     with spla.tuning.override(sssp_rows=False):
         assert not sssp_rows.runs_rows(1000, 0, 1)
+    monkeypatch.setattr(sssp_rows, "shared_per_block", lambda _d: room - 1)
+    assert not sssp_rows.runs_rows(1000, 0, 1)
+
+
+def _row_path(A, src, delta, cap, fcap, cp):
+    """The row path's (k, n) distances at bucket width ``delta`` mean lengths, queue ``cap`` and far lists
+    ``fcap``, and the phases each source took."""
+    S = sssp._arcs(A)
+    B = sssp._Block(S, np.asarray(src, dtype=np.int64), cp)
+    rounds = cp.zeros(len(src), dtype=np.int32)
+    with spla.tuning.override(sssp_rows_delta=delta):
+        width = sssp.bucket_width(S.mean_length, rows=True)
+    return _host(sssp_rows.row_distances(B, width, rounds=rounds, cap=cap, fcap=fcap)), _host(rounds)
+
+
+@settings(max_examples=30, deadline=None)
+@given(weighted_graphs(), st.integers(0, 2 ** 32 - 1), st.sampled_from([None, 0.5, 2.0]),
+       st.sampled_from([(1, 1), (2, 1), (3, 2), (2048, 1024)]))
+def test_emulated_rows_spill_and_match_the_definition(emulated, g, seed, delta, caps):
+    """Queues and far lists of one to three entries send most enqueues to the spill set, swept back
+    between phases: the distances stay the definition's, bit for bit."""
+    n, arcs, directed, pattern = g
+    assume(n > 0)  # runs_rows' guarantee: the host never launches it on no vertex
+    A = build(n, arcs, directed, pattern=pattern)
+    src = random.Random(seed).sample(range(n), min(n, 5))
+    got, rounds = _row_path(A, src, delta, *caps, emulated)
+    for i, s in enumerate(src):
+        np.testing.assert_array_equal(got[i], reference(n, csc_arcs(A), s)[0])  # the same sums, in path order
+    assert (rounds >= 1).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("caps", [(1, 1), (8, 4), (64, 32)])
+def test_gpu_rows_spill_and_equal_the_list_rounds(caps):
+    """The CUDA kernel with a queue and far lists of a few entries: most enqueues spill to the bitmap,
+    swept back between phases; the distances stay the list rounds' (bit for bit), and the bitmap is
+    left zero."""
+    import cupy as cp
+
+    n, arcs = _road_like(30, 40, seed=5)
+    hubbed = _with_hubs(n, dict(arcs), 9, (3,), lambda rng: round(rng.uniform(2.0, 9.0), 4))
+    src = np.random.default_rng(1).choice(n, size=50, replace=False)
+    for graph in (arcs, hubbed):
+        A = build(n, graph, directed=False, device="gpu")
+        for delta in (None, 0.5, 2.0):
+            got, _ = _row_path(A, src, delta, *caps, cp)
+            with spla.tuning.override(sssp_delta=delta, **LISTS):
+                want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("degree", [1, 40])
 def test_gpu_rows_past_the_list_and_with_lanes(degree):
-    """Frontiers of more than ROWS_LIST vertices (a hub of 3,000 arcs; a random graph of out-degree
-    40, whose second round holds about 1,600) scan the bitmap; out-degree 40 also gives several lanes
-    a vertex (sssp_lanes_percentile's rule)."""
+    """Phases of more than ROWS_QUEUE entries (a hub of 3,000 arcs; a random graph of out-degree 40,
+    whose second bucket holds about 1,600) spill to the bitmap; out-degree 40 also gives several
+    lanes a vertex (sssp_lanes_percentile's rule)."""
     n = 3001
     rng = np.random.default_rng(degree)
     arcs = {(0, v): float(rng.integers(1, 5)) for v in range(1, n)}  # the hub

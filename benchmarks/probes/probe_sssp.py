@@ -20,9 +20,9 @@ takes.  ``--phases`` times each phase of one block's Brandes sums (distances, h,
 (the per-round and per-read costs a deep search pays).  ``--rows`` times the row path
 (``spla_sssp_rows``: a thread block per source, its distances in global memory) at each of its
 bucket widths on the graphs too large for the small path, beside the list rounds, both through
-``shortest_paths`` (the (k, n) distances), with the rounds each source took; with ``--deps`` also
-the Brandes sums whose distances come from each; ``--rows-sweep`` the threads a block and blocks an
-SM; ``--rows-arcs`` the arcs a lane relaxes at once (SPLA_ROWS_ARCS, compiled in).
+``shortest_paths`` (the (k, n) distances), with the phases each source took; with ``--deps`` also
+the Brandes sums whose distances come from each; ``--rows-sweep`` the threads a block and the sizes of
+its queue and far lists; ``--rows-arcs`` the arcs a lane relaxes at once (SPLA_ROWS_ARCS, compiled in).
 
 Per graph and policy (sssp_delta = none: Bellman-Ford over an active-entry frontier; a number: delta-
 stepping with buckets of that many mean arc lengths): the distances of one block of the sources
@@ -263,29 +263,25 @@ def rows_rows(name, A, S, block, check, deltas, repeat, peak, deps):
 
 
 def rows_sweep(name, A, block, repeat, delta):
-    """The row path's distances (bucket width ``delta``, the first of --rows) per (threads a block,
-    blocks an SM): the blocks an SM set by asking for more shared memory than the kernel uses."""
+    """The row path's distances (bucket width ``delta``, the first of --rows) per threads a block and
+    size of its queue and far lists (which set the blocks an SM), with the phases each source took."""
     import cupy as cp
 
-    most = sssp_small.shared_per_block(0)
-    per_sm = int(cp.cuda.Device(0).attributes["MaxSharedMemoryPerMultiprocessor"])
-    base_bytes, base_threads = sssp_rows.rows_bytes, sssp_rows.ROWS_BLOCK
+    S = sssp._arcs(A)
+    B = sssp._Block(S, block, cp)
+    with spla.tuning.override(sssp_rows_delta=delta):
+        width = sssp.bucket_width(S.mean_length, rows=True)
+    rounds = cp.zeros(len(block), dtype=np.int32)
     out = []
-    try:
-        for threads in (128, 256):
-            for per in (1, 2, 3):
-                want = min(most, per_sm // per - 1024) - 1024  # less the kernel's static shared memory
-                if base_bytes(A.shape[0]) > want:
-                    continue
-                sssp_rows.rows_bytes = lambda n, cap=sssp_rows.ROWS_LIST, _w=want: _w
-                sssp_rows.ROWS_BLOCK = threads
-                with spla.tuning.override(sssp_max_batch=max(len(block), 1), sssp_rows=True, sssp_small_bytes=0,
-                                          sssp_rows_delta=delta):
-                    ms, _ = timed_ms(lambda: sssp.shortest_paths(A, block, counts=False), repeat)
-                print(f"  row path, {threads:4d} threads a block, {per} blocks an SM: {ms:9.2f} ms")
-                out.append({"graph": name, "path": "rows-sweep", "threads": threads, "blocks_per_sm": per, "ms": ms})
-    finally:
-        sssp_rows.rows_bytes, sssp_rows.ROWS_BLOCK = base_bytes, base_threads
+    for threads in (128, 256, 512):
+        for cap, fcap in ((1024, 512), (2048, 1024), (4096, 2048)):
+            ms, _ = timed_ms(lambda: sssp_rows.row_distances(B, width, rounds=rounds, cap=cap, fcap=fcap,
+                                                             threads=threads), repeat)
+            phases = float(cp.asnumpy(rounds).mean())
+            print(f"  row path, {threads:4d} threads a block, queue {cap:5d}, far lists {fcap:5d}: {ms:9.2f} ms, "
+                  f"phases per source {phases:7.1f}")
+            out.append({"graph": name, "path": "rows-sweep", "threads": threads, "queue": cap, "far": fcap, "ms": ms,
+                        "phases_mean": phases})
     return out
 
 

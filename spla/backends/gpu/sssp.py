@@ -34,10 +34,10 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    where only each source's sums over the vertices it reaches are asked for: no (n, k) array); and
    for the dependencies ``spla_sssp_small_deps`` runs phases 2 to 4 so from those distances
    (``spla.backends.gpu.sssp_small``), handing a block whose σ passes 2^512 to the list rounds,
-   which rescale.  Where it does not fit but one source's frontier does, on graphs whose entries take
-   one lane (:func:`sssp_rows.runs_rows`), ``spla_sssp_rows`` runs: a thread block per source as
-   well, its distances a row of the (k, n) array ``shortest_paths`` returns (the later phases take
-   the transpose) and its frontier in shared memory (``spla.backends.gpu.sssp_rows``);
+   which rescale.  Where it does not fit, on graphs whose entries take one lane
+   (:func:`sssp_rows.runs_rows`), ``spla_sssp_rows`` runs: a thread block per source as well, its
+   distances a row of the (k, n) array ``shortest_paths`` returns (the later phases take the
+   transpose) and its waiting vertices a work queue in shared memory (``spla.backends.gpu.sssp_rows``);
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
    every h 0, where no tight arc can join equal distances (:func:`ties_possible`: every length above
    half the spacing of the block's farthest distance, a source's own on the small path), since h
