@@ -6,6 +6,8 @@
 - :func:`device_info` -- name, memory and software versions of the device.
 - :func:`copy_bandwidth` -- device-to-device copy bandwidth (bytes read + written / s),
   the yardstick of the "fraction of the memory-bandwidth floor" columns.
+- :func:`l2_random_access` -- random 8-byte atomics and loads per second within the L2 cache, the
+  yardstick of floors counted in scattered accesses rather than bytes.
 - :class:`time_limit` -- raise :class:`MeasurementTimeout` when a block overruns.
 
 CuPy is imported lazily, so this module imports on machines without it.
@@ -273,6 +275,52 @@ def copy_bandwidth(nbytes: int = 1 << 30, repeat: int = 10) -> dict:
     }
     res["GBps"] = max(res["memcpy_GBps"], res["kernel_GBps"])
     a = b = None  # noqa: F841 - release before emptying the pool
+    free_gpu_memory()
+    return res
+
+
+#: each thread of _RANDOM_ACCESS walks its own xorshift sequence of indices into the array; mode 0
+#: lowers a[j] with atomicMin, its result unused (the reduction an arc's relaxation needs at least),
+#: mode 1 reads a[j] at the L2 (ld.global.cg), summed so that the loads stay
+_RANDOM_ACCESS = r"""
+extern "C" __global__ void spla_random_access(unsigned long long* a, unsigned long long size, int per, int mode,
+                                              unsigned long long* sink)
+{
+    unsigned long long x = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) * 0x9E3779B97F4A7C15ull + 1ull;
+    unsigned long long acc = 0;
+    for (int i = 0; i < per; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        const unsigned long long j = x % size;
+        if (mode == 0) atomicMin(a + j, x >> 20);
+        else acc += __ldcg(a + j);
+    }
+    if (acc == 7ull) sink[0] = acc;
+}
+"""
+
+
+def l2_random_access(nbytes: int = 32 << 20, repeat: int = 5) -> dict:
+    """Random 8-byte atomicMin and load rates (operations / s) over an array that the L2 cache holds.
+
+    Eight resident blocks an SM of 256 threads, each thread 256 operations at indices from its own
+    xorshift sequence; the median of ``repeat`` timed launches.  Returns ``{"bytes", "atomic_per_s",
+    "load_per_s"}``: the rates a kernel bound by scattered accesses to L2-resident data cannot pass.
+    """
+    import cupy
+
+    words = int(nbytes) // 8
+    a = cupy.full(words, 2 ** 63, dtype=cupy.uint64)
+    sink = cupy.zeros(1, dtype=cupy.uint64)
+    fn = cupy.RawKernel(_RANDOM_ACCESS, "spla_random_access")
+    grid, block, per = 8 * cupy.cuda.Device().attributes["MultiProcessorCount"], 256, 256
+    res = {"bytes": words * 8}
+    for key, mode in (("atomic_per_s", 0), ("load_per_s", 1)):
+        t = gpu_time(lambda mode=mode: fn((grid,), (block,), (a, cupy.uint64(words), cupy.int32(per),
+                                                              cupy.int32(mode), sink)), 2, repeat)
+        res[key] = grid * block * per / (t["median_ms"] * 1e-3)
+    a = sink = None  # noqa: F841 - release before emptying the pool
     free_gpu_memory()
     return res
 

@@ -16,6 +16,11 @@ arcs merged to their shortest, ``dup="min"``; arc lengths are the file's weights
 
 Floor of ``sssp``: every source must read every arc once (an index and a float64 length) and
 write every vertex's distance (float64): ``k · (12 m + 8 n)`` bytes at the measured copy bandwidth.
+On the device, a second floor counts scattered accesses instead of bytes (the access floor): a search
+that keeps each source's distances as a row of its own lowers the head's distance of every arc once at
+least, an 8-byte atomic at a scattered place of the row, and reads every vertex's distance once:
+``k · (m / A + n / L)``, with A and L the random 8-byte atomic and load rates measured within the L2
+cache (``benchmarks.timing.l2_random_access``), as if every row sat in the L2.
 
 Checks: spla's distances equal SciPy's exactly (bit for bit: both form d(u) + w in float64); spla's
 exact betweenness and closeness equal NetworKit's (rtol 1e-9); sampled betweenness finite and
@@ -27,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import Bench, SkipSection, host
+from .timing import l2_random_access
 from .reference import allclose_report
 from .tables import chk, claim, ms, num, ratio, table
 
@@ -81,14 +87,28 @@ def run(b: Bench) -> None:
         sources = (np.random.default_rng(SEED).choice(n, size=k, replace=False) if k < n
                    else np.arange(n)).astype(np.int64)
         gf = {"graph": name, "n": n, "arcs": m, "k": k, "sampled": k < n}
-        _sssp(b, A, S, sources, gf)
+        _sssp(b, A, S, sources, gf, _access_rates(b))
         peer = _networkit(S, n) if b.opts.peers else None   # (graph, why not): built once, used by both
         _bc(b, alg, A, peer, k, gf)
         if k == n:
             _closeness(b, alg, A, peer, gf)
 
 
-def _sssp(b, A, S, sources, gf) -> None:
+def _access_rates(b):
+    """The device's random 8-byte atomic and load rates within the L2 (measured once, kept with the
+    run's device information), or None on the host or where the probe failed."""
+    if not b.gpu:
+        return None
+    if "l2_random_access" not in b.info:
+        try:
+            b.info["l2_random_access"] = l2_random_access()
+        except Exception as e:  # noqa: BLE001
+            b.info["l2_random_access"] = {"error": f"{type(e).__name__}: {e}"}
+    rates = b.info["l2_random_access"]
+    return None if "error" in rates else rates
+
+
+def _sssp(b, A, S, sources, gf, rates) -> None:
     from scipy.sparse.csgraph import dijkstra
 
     import spla.paths
@@ -96,7 +116,9 @@ def _sssp(b, A, S, sources, gf) -> None:
     k, n, m = len(sources), gf["n"], gf["arcs"]
     floor = k * (12 * m + 8 * n)
     fields = {**gf, "measure": "sssp", "floor_bytes": floor,
-              "floor_ms": floor / (b.copy_GBps * 1e9) * 1e3 if b.copy_GBps else None}
+              "floor_ms": floor / (b.copy_GBps * 1e9) * 1e3 if b.copy_GBps else None,
+              "access_floor_ms": (k * (m / rates["atomic_per_s"] + n / rates["load_per_s"]) * 1e3
+                                  if rates else None)}
     want = {}
 
     def scipy_dist():
@@ -220,7 +242,8 @@ def summarize(records: list[dict]) -> dict:
         key = (r["graph"], r["measure"])
         g = per.setdefault(key, {"graph": r["graph"], "measure": r["measure"], "n": r.get("n"),
                                  "arcs": r.get("arcs"), "k": r.get("k"), "floor_ms": r.get("floor_ms"),
-                                 "ms": {}, "checked": {}, "threads": {}})
+                                 "access_floor_ms": r.get("access_floor_ms"), "ms": {}, "checked": {},
+                                 "threads": {}})
         g["ms"][r["system"]] = r.get("median_ms")
         g["checked"][r["system"]] = r.get("checked")
         g["threads"][r["system"]] = r.get("threads")
@@ -231,6 +254,8 @@ def summarize(records: list[dict]) -> dict:
             g["vs_peer"] = g["ms"][peer] / s
         if s and g.get("floor_ms"):
             g["of_floor"] = g["floor_ms"] / s
+        if s and g.get("access_floor_ms"):
+            g["of_access_floor"] = g["access_floor_ms"] / s
     return per
 
 
@@ -244,13 +269,16 @@ def markdown(recs) -> str:
                      "all" if g.get("k") == g.get("n") else num(g.get("k")), ms(g["ms"].get("spla")), label,
                      ms(g["ms"].get(peer)), ratio(g.get("vs_peer")),
                      "–" if g.get("of_floor") is None else f"{100 * g['of_floor']:.1f} %",
+                     "–" if g.get("of_access_floor") is None else f"{100 * g['of_access_floor']:.1f} %",
                      f"spla:{chk(g['checked'].get('spla'))} {peer}:{chk(g['checked'].get(peer))}"])
     return ("Weighted measures (arc lengths = the file's weights, parallel arcs kept at their minimum), median "
             "time of a call; the peers from their first call on the host. sources: all, or k sampled "
             "(NetworKit's sampled betweenness draws its own k sources). Floor (sssp): k · (12 m + 8 n) bytes "
-            "at the measured copy bandwidth.\n\n"
+            "at the measured copy bandwidth. Access floor (sssp, device): k · (m / A + n / L), A and L the "
+            "random 8-byte atomics and loads per second measured within the L2 (one atomic per arc and one "
+            "read per vertex, each source's distances a row of its own).\n\n"
             + table(["graph", "n", "arcs", "measure", "sources", "spla", "peer", "peer time", "peer/spla",
-                     "floor / spla", "checked"], rows))
+                     "floor / spla", "access floor / spla", "checked"], rows))
 
 
 def headlines(recs) -> list[dict]:
@@ -268,7 +296,8 @@ def headlines(recs) -> list[dict]:
                              min(v) >= GOAL_VS_NETWORKIT))
     ny = [g for g in per if g["measure"] == "sssp" and g["graph"] == "USA-road-d.NY" and g.get("of_floor")]
     if ny:
-        f = ny[0]["of_floor"]
-        out.append(claim("Multi-source SSSP on USA-road-d.NY, fraction of the bytes floor", f"{100 * f:.1f} %",
+        f, a = ny[0]["of_floor"], ny[0].get("of_access_floor")
+        value = f"{100 * f:.1f} %" + ("" if a is None else f" (of the access floor: {100 * a:.1f} %)")
+        out.append(claim("Multi-source SSSP on USA-road-d.NY, fraction of the bytes floor", value,
                          f">= {100 * GOAL_OF_FLOOR:.0f} %", f >= GOAL_OF_FLOOR))
     return out
