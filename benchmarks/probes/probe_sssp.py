@@ -218,7 +218,7 @@ def run_distances(A, src):
 
 def rows_rows(name, A, S, block, check, deltas, repeat, peak, deps):
     """The row path's (k, n) distances at each bucket width beside the list rounds' (default width), both
-    through shortest_paths: time, rounds per source, the floors' share of peak, bit-equality; with
+    through shortest_paths: time, phases per source, the floors' share of peak, bit-equality; with
     ``deps`` the Brandes sums with their distances from each path (default width)."""
     import cupy as cp
 
@@ -244,7 +244,7 @@ def rows_rows(name, A, S, block, check, deltas, repeat, peak, deps):
         same = bool(np.array_equal(got.view(np.uint64), want.view(np.uint64)))
         same_scipy = bool(np.array_equal(got[:check.shape[0]], check))
         share = {key: v / (ms * 1e-3) / peak for key, v in fl.items()}
-        print(f"  row path sssp_delta={delta!s:>5}: distances {ms:9.2f} ms  rounds per source mean {r.mean():8.1f} "
+        print(f"  row path sssp_delta={delta!s:>5}: distances {ms:9.2f} ms  phases per source mean {r.mean():8.1f} "
               f"max {r.max():6d}  floor share of peak: output {share['output']:.1%}, settle {share['settle']:.1%}"
               f"  ({lms / ms:.2f}x the list rounds)" + ("" if same else "  DIFFERS FROM THE LIST ROUNDS")
               + ("" if same_scipy else "  DIFFERS FROM SCIPY"))

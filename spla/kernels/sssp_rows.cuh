@@ -91,18 +91,21 @@ __device__ __forceinline__ int spla_rows_take(int* length)
 }
 
 // Enqueues (w, x), the d a relaxation just lowered w to: in the queue when x < bound, else in the far
-// list; where that is full, w's spill bit (the phase's end reads d(w) again).
+// list; where that is full, w's spill bit (the phase's end reads d(w) again).  A list seen full takes
+// no slot, so its length stays within its cap and a warp's worth of lanes.
 __device__ __forceinline__ void spla_rows_enqueue(int w, double x, double bound, const spla_rows_lists& L)
 {
     if (x < bound) {
-        const int t = spla_rows_take(&L.ctl->tail);
-        if (t < L.cap) {
-            L.qd[t] = x;
-            __threadfence_block();  // the d before the vertex that publishes it
-            L.qu[t] = w;
-            return;
+        if (*(volatile int*)&L.ctl->tail < L.cap) {
+            const int t = spla_rows_take(&L.ctl->tail);
+            if (t < L.cap) {
+                L.qd[t] = x;
+                __threadfence_block();  // the d before the vertex that publishes it
+                L.qu[t] = w;
+                return;
+            }
         }
-    } else {
+    } else if (*(volatile int*)L.fcount < L.fcap) {
         const int t = spla_rows_take(L.fcount);
         if (t < L.fcap) {
             L.fu[t] = w;
