@@ -655,8 +655,72 @@ class _Rows(_Small):
                 rounds[s] = r
 
 
+class _RowsDeps(_Small):
+    """spla_sssp_rows_deps: per source (shuffled), from its row of dist (no tight arc joins equal
+    distances), the DAG in-arc counts; Kahn's sweep, the queue first in, first out in shuffled claims of
+    a few, σ(w) += σ(u) over each DAG arc and w queued when its count empties; each vertex's count then
+    its DAG out-degree; the sinks queued, δ pulled over the out-arcs in their order and each DAG
+    predecessor queued when its count empties; failed[s] = 1 where σ passes 2^512."""
+
+    def __call__(self, _grid, _block, a, shared_mem=0):
+        ocp, ori, olen, icp, iri, ilen, src, k, n, _G, dist, sigma, delta, cnt, queue, failed = a
+        k, n = int(k), int(n)
+        assert shared_mem == 0 and dist.shape == sigma.shape == delta.shape == cnt.shape == queue.shape == (k, n)
+        for s in _order(k):
+            d, s0 = dist[s].tolist(), int(src[s])
+
+            def tight_out(u):
+                for p in range(int(ocp[u]), int(ocp[u + 1])):
+                    w = int(ori[p])
+                    if w != u and d[u] + _length(self.unit, olen, p) == d[w]:
+                        assert d[w] > d[u]  # the host's guarantee: no tight arc joins equal distances
+                        yield w
+
+            def tight_in(w):
+                for p in range(int(icp[w]), int(icp[w + 1])):
+                    u = int(iri[p])
+                    if u != w and d[u] + _length(self.unit, ilen, p) == d[w]:
+                        yield u
+
+            def sweep(first, visit):
+                q, head = list(first), 0
+                while head < len(q):
+                    claim = min(len(q) - head, 4)
+                    for i in _order(claim):
+                        q.extend(visit(q[head + i]))
+                    head += claim
+
+            c = [len(list(tight_in(v))) if d[v] != math.inf else 0 for v in range(n)]
+            sg = [0.0] * n
+            sg[s0] = 1.0
+            dl = [0.0] * n
+
+            def forward(u):
+                if not sg[u] <= 2.0 ** 512:
+                    failed[s] = 1
+                out = list(tight_out(u))
+                for w in out:
+                    sg[w] += sg[u]
+                    c[w] -= 1
+                    if c[w] == 0:
+                        yield w
+                c[u] = len(out)
+
+            def back(w):
+                dl[w] = sg[w] * sum((1.0 + dl[x]) / sg[x] for x in tight_out(w))
+                for u in tight_in(w):
+                    c[u] -= 1
+                    if c[u] == 0:
+                        yield u
+
+            sweep([s0], forward)
+            sweep([v for v in range(n) if d[v] != math.inf and c[v] == 0], back)
+            sigma[s], delta[s] = sg, dl
+
+
 EMULATED = {"relax": _relax, "hops": _hops, "dag_count": _dag_count, "sigma": _sigma, "delta": _delta,
-            "arc_sums": _arc_sums, "small": _Small, "small_sums": _SmallSums, "small_deps": _SmallDeps, "rows": _Rows}
+            "arc_sums": _arc_sums, "small": _Small, "small_sums": _SmallSums, "small_deps": _SmallDeps, "rows": _Rows,
+            "rows_deps": _RowsDeps}
 
 
 class _FakeDevice:

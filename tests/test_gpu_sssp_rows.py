@@ -18,8 +18,8 @@ from scipy.sparse.csgraph import dijkstra
 
 import spla
 from spla.backends.gpu import sssp, sssp_rows, sssp_small
-from test_gpu_sssp import (LISTS, _host, _road_like, build, csc_arcs, diamonds, emulated,  # noqa: F401 (a fixture)
-                           reference, weighted_graphs)
+from test_gpu_sssp import (EMULATED, LISTS, RTOL, _host, _road_like, build, csc_arcs, diamonds,  # noqa: F401
+                           emulated, ref_dependencies, reference, weighted_graphs)
 
 #: the row path even where the small path would take the graph
 ROWS = dict(sssp_small_bytes=0, sssp_rows=True)
@@ -63,7 +63,8 @@ def test_gpu_rows_equal_the_list_rounds_and_scipy(shape, delta):
 @pytest.mark.parametrize("sources", [5, 700])
 def test_gpu_rows_feed_the_dependencies_and_sums(sources):
     """Past the small path (n = 16,000 by default), the distances of the dependencies and of the sums
-    come from the row path, transposed: the list rounds' results; a block past sssp_max_batch."""
+    come from the row path (transposed; the vertex sums' δ from spla_sssp_rows_deps: integer lengths,
+    no tight arc joins equal distances): the list rounds' results; a block past sssp_max_batch."""
     n, arcs = _road_like(80, 200, seed=21)
     arcs = _with_hubs(n, arcs, 23, (7,), lambda rng: float(rng.randint(2, 6)))  # integer lengths: ties
     A = build(n, arcs, directed=False, device="gpu")
@@ -178,7 +179,7 @@ def test_gpu_rows_spill_and_equal_the_list_rounds(caps):
 def test_gpu_rows_past_the_list_and_with_lanes(degree):
     """Phases of more than ROWS_QUEUE entries (a hub of 3,000 arcs; a random graph of out-degree 40,
     whose second bucket holds about 1,600) spill to the bitmap; out-degree 40 also gives several
-    lanes a vertex (sssp_lanes_percentile's rule)."""
+    lanes a vertex (sssp_lanes_percentile's rule), in the distances and in the vertex sums."""
     n = 3001
     rng = np.random.default_rng(degree)
     arcs = {(0, v): float(rng.integers(1, 5)) for v in range(1, n)}  # the hub
@@ -196,3 +197,60 @@ def test_gpu_rows_past_the_list_and_with_lanes(degree):
         with spla.tuning.override(sssp_delta=delta, **LISTS):
             want = _host(sssp.shortest_paths(A, src, counts=False)[0])
         np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+    got, want = _row_and_list_sums(A, src, True)  # δ by spla_sssp_rows_deps, with its lanes
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def _row_and_list_sums(A, src, endpoints):
+    with spla.tuning.override(**ROWS):
+        got = _host(sssp.dependencies(A, src, edges=False, endpoints=endpoints))
+    with spla.tuning.override(**LISTS):
+        want = _host(sssp.dependencies(A, src, edges=False, endpoints=endpoints))
+    return got, want
+
+
+def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
+    """Vertex sums on the row path (no tight arc joining equal distances: integer and decimal lengths)
+    come from spla_sssp_rows_deps and equal the list rounds'; zero lengths (ties possible) and path
+    counts past 2^512 (a chain of 1,100 diamonds) go to the list rounds."""
+    calls = []
+
+    class Counting(EMULATED["rows_deps"]):
+        def __call__(self, *a, **kw):
+            calls.append(1)
+            return super().__call__(*a, **kw)
+
+    monkeypatch.setitem(EMULATED, "rows_deps", Counting)
+    n, arcs = _road_like(12, 15, seed=3)
+    graphs = [arcs, {key: float(max(1, round(w))) for key, w in arcs.items()}]
+    src = np.array(random.Random(2).sample(range(n), 20), dtype=np.int64)
+    for graph in graphs:
+        A = build(n, graph, directed=False)
+        for endpoints in (False, True):
+            got, want = _row_and_list_sums(A, src, endpoints)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert len(calls) == 4
+    zero = build(n, {key: (0.0 if i % 5 == 0 else w) for i, (key, w) in enumerate(sorted(arcs.items()))})
+    got, want = _row_and_list_sums(zero, src, False)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert len(calls) == 4  # ties possible: the list rounds
+    m, chain = diamonds(1100)
+    D = build(m, chain)
+    with spla.tuning.override(**ROWS):
+        got = _host(sssp.dependencies(D, np.array([0, 1]), edges=False, endpoints=False))
+    np.testing.assert_allclose(got, ref_dependencies(D, np.array([0, 1]), False), rtol=RTOL, atol=1e-12)
+    assert len(calls) == 5  # σ past 2^512: the list rounds, which rescale
+
+
+@pytest.mark.gpu
+def test_gpu_row_dependencies_on_a_chain_past_two_to_the_512():
+    """spla_sssp_rows_deps flags σ past 2^512 and the list rounds, which rescale, run the block: the
+    vertex sums of a chain of 1,100 diamonds (2^1100 shortest paths), the definition's."""
+    n, arcs = diamonds(1100)
+    A, Acpu = build(n, arcs, device="gpu"), build(n, arcs)
+    src = np.array([0, 1, 5, 3 * 1099], dtype=np.int64)
+    with spla.tuning.override(**ROWS):
+        got = _host(sssp.dependencies(A, src, edges=False, endpoints=False))
+    np.testing.assert_allclose(got, ref_dependencies(Acpu, src, False), rtol=RTOL, atol=1e-12)
+    got, want = _row_and_list_sums(A, src, True)
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12)

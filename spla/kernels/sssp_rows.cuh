@@ -2,7 +2,8 @@
 // source's distances are its row of the (k, n) output in global memory, its waiting vertices a work
 // queue and two far lists in the block's shared memory (spla/backends/gpu/sssp_rows.py, the row path:
 // graphs too large for a whole search in shared memory).  No device-wide round, no control array, one
-// launch for every source of the block.
+// launch for every source of the block.  spla_sssp_rows_deps, below, goes on from those rows to the
+// Brandes dependencies on the same kind of queue.
 //
 // Definition: sssp.cuh's d.  Any order of monotone min-updates that relaxes every arc whose tail was
 // lowered reaches the values of spla_sssp_relax's rounds, bit for bit (sssp_small.cuh says the same).
@@ -117,6 +118,35 @@ __device__ __forceinline__ void spla_rows_enqueue(int w, double x, double bound,
     *(volatile int*)&L.ctl->spilled = 1;
 }
 
+// The warp's claim, by its first lane, of up to per_warp queue slots among those that enqueues have
+// taken below cap: the first slot h and their count c (the same in every lane), c = 0 when the phase is
+// over.  Read in this order, done == head == the taken slots means that at the first read no entry was
+// being visited and none waited, so none can come.  Called by every lane of the warp.
+__device__ __forceinline__ void spla_rows_claim(spla_rows_ctl& ctl, int cap, int per_warp, int& h, int& c)
+{
+    h = c = 0;
+    if ((threadIdx.x & 31u) == 0) {
+        for (;;) {
+            const int fin = *(volatile int*)&ctl.done;
+            const int head = *(volatile int*)&ctl.head;
+            const int avail = min(*(volatile int*)&ctl.tail, cap) - head;
+            if (avail > 0) {
+                const int want = min(avail, per_warp);
+                if (atomicCAS(&ctl.head, head, head + want) == head) {
+                    h = head;
+                    c = want;
+                    break;
+                }
+            } else {
+                if (fin == head) break;
+                __nanosleep(64);
+            }
+        }
+    }
+    h = __shfl_sync(0xffffffffu, h, 0);
+    c = __shfl_sync(0xffffffffu, c, 0);
+}
+
 // Visits entry (u, x) by its group: skipped when d(u) is lower than x; else relaxes u's out-arcs from x,
 // enqueuing each head it lowers.
 template <class I, bool UNIT>
@@ -198,31 +228,10 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
             ++r;
             // the phase: every queued entry and every entry its visits enqueue below the bound
             for (;;) {
-                // the warp's lane 0 claims an entry for each group of the warp, or as many as the enqueues
-                // have taken slots for; with none, it waits for some or for the phase's end
-                int h = 0, c = 0;
-                if ((threadIdx.x & 31u) == 0) {
-                    for (;;) {
-                        // read in this order, done == head == the taken slots means that at the first
-                        // read no entry was being visited and none waited: none can come
-                        const int fin = *(volatile int*)&ctl.done;
-                        const int head = *(volatile int*)&ctl.head;
-                        const int avail = min(*(volatile int*)&ctl.tail, cap) - head;
-                        if (avail > 0) {
-                            const int want = min(avail, per_warp);
-                            if (atomicCAS(&ctl.head, head, head + want) == head) {
-                                h = head;
-                                c = want;
-                                break;
-                            }
-                        } else {
-                            if (fin == head) break;  // c = 0: the phase is over
-                            __nanosleep(64);
-                        }
-                    }
-                }
-                h = __shfl_sync(0xffffffffu, h, 0);
-                c = __shfl_sync(0xffffffffu, c, 0);
+                // the warp claims an entry for each of its groups, or as many as enqueues have taken
+                // slots for; with none, it waits for some or for the phase's end (c = 0)
+                int h, c;
+                spla_rows_claim(ctl, cap, per_warp, h, c);
                 if (c == 0) break;  // the phase is over (the whole warp leaves)
                 if (slot < c) {
                     int u = -1;
@@ -303,6 +312,163 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
         }
         if (rounds && threadIdx.x == 0) rounds[s] = r;
         __syncthreads();  // the queue is clear and the counters are the next source's
+    }
+}
+
+// ================================================================================================
+// spla_sssp_rows_deps<I, UNIT> -- the Brandes dependencies of k sources from their row-path distances,
+// a thread block per source, where no tight arc joins equal distances (sssp_small.py's ties_possible
+// says none can: every h is 0 and the DAG's order is d's alone).
+//
+// Definition: sssp.cuh's tight arcs, DAG, σ and δ, with h = 0.  σ(v) = Σ σ(u) over v's DAG in-arcs
+// u -> v, σ(s) = 1; δ(v) = σ(v) · Σ (1 + δ(w)) / σ(w) over v's DAG out-arcs v -> w, summed in the
+// out-arcs' order as spla_sssp_delta sums them.
+// Thread mapping: one thread block per source (block b takes s = b, b + gridDim.x, ...), groups of G
+//   lanes as in spla_sssp_rows.  Three steps, each closed by the block's barrier: (1) the groups
+//   stride over the vertices, counting each one's DAG in-arcs (its in-arcs' lanes, summed by a
+//   butterfly); (2) Kahn's sweep: the queue's entries are claimed as in spla_sssp_rows; a visit of u
+//   adds σ(u) into each DAG successor's σ (atomicAdd) and, after a fence, takes one from its count
+//   (atomicSub); the lane that takes the last enqueues it; u's count becomes its DAG out-degree;
+//   (3) the sweep back: the sinks (reached, out-degree 0) are enqueued, a visit of w pulls δ(w) over
+//   its out-arcs (butterfly), stores it, fences, and takes one from each DAG predecessor's count,
+//   enqueuing the predecessor whose count it empties.
+// Shapes: the out-arcs (ocolptr, orowidx, olen) as in spla_sssp_rows and the in-arcs (icolptr (n+1,),
+//   irowidx (m,) I and ilen (m,) double: the CSC of A); src (k,) long long; dist (k*n,) double,
+//   source-major (spla_sssp_rows' rows); sigma, delta (k*n,) double, cnt and queue (k*n,) int,
+//   source-major scratch; failed (k,) int.
+// What a thread block owns: its source's rows of sigma, delta, cnt and queue (every entry written:
+//   delta 0 where unreached; the queue holds each reached vertex once a sweep, so it needs no cap);
+//   in static shared memory the queue's head, tail and count of entries done.
+// Writes: delta's rows (the source's own entry too: the host zeroes it) and failed[s] = 1 where a σ
+//   passes 2^512 (the list rounds, which rescale, run the block; the rest of its writes are void).
+// Host guarantees: as spla_sssp_rows; every tight arc joins distances that differ (no ties).
+
+template <class I, bool UNIT>
+__global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
+    spla_sssp_rows_deps(const I* __restrict__ ocolptr, const I* __restrict__ orowidx, const double* __restrict__ olen,
+                        const I* __restrict__ icolptr, const I* __restrict__ irowidx, const double* __restrict__ ilen,
+                        const long long* __restrict__ src, long long k, int n, int G, const double* __restrict__ dist,
+                        double* __restrict__ sigma, double* __restrict__ delta, int* __restrict__ cnt,
+                        int* __restrict__ queue, int* __restrict__ failed)
+{
+    __shared__ spla_rows_ctl ctl;
+    const double INF = __longlong_as_double(0x7ff0000000000000ll);
+    const spla_small_lanes S = spla_small_groups(G);
+    const int lane = S.lane;
+    const unsigned int members = S.members;
+    const int per_warp = 32 / G;
+    const int slot = (int)(threadIdx.x & 31u) / G;
+
+    for (long long s = blockIdx.x; s < k; s += gridDim.x) {
+        const double* __restrict__ d = dist + s * (long long)n;
+        double* sg = sigma + s * (long long)n;
+        double* dl = delta + s * (long long)n;
+        int* c = cnt + s * (long long)n;
+        volatile int* q = queue + s * (long long)n;
+        const int s0 = (int)src[s];
+        // (1) c(v) = |{u -> v tight, u != v}|, the DAG in-arcs; σ = [v = s0]; δ = 0; the queue empty
+        for (int v = S.group; v < n; v += S.groups) {
+            const double dv = d[v];
+            int m = 0;
+            if (dv != INF) {
+                const long long end = (long long)icolptr[v + 1];
+                for (long long p = (long long)icolptr[v] + lane; p < end; p += G) {
+                    const int u = (int)__ldg(irowidx + p);
+                    m += u != v && __dadd_rn(d[u], spla_sssp_len<UNIT>(ilen, p)) == dv;
+                }
+            }
+            for (int off = G >> 1; off > 0; off >>= 1) m += __shfl_xor_sync(members, m, off, G);
+            if (lane == 0) {
+                c[v] = m;
+                sg[v] = v == s0 ? 1.0 : 0.0;
+                dl[v] = 0.0;
+                q[v] = -1;
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            q[0] = s0;
+            ctl.head = 0;
+            ctl.tail = 1;
+            ctl.done = 0;
+        }
+        __syncthreads();
+        // (2) σ(w) += σ(u) over the DAG arcs u -> w, u taken in Kahn's order (every DAG in-arc of u added)
+        for (;;) {
+            int h, cl;
+            spla_rows_claim(ctl, n, per_warp, h, cl);
+            if (cl == 0) break;
+            if (slot < cl) {
+                int u = -1;
+                if (lane == 0)
+                    while ((u = q[h + slot]) < 0) {
+                    }
+                u = __shfl_sync(members, u, 0, G);
+                const double du = d[u];
+                const double su = __ldcg(sg + u);  // every in-arc's add fenced before its count fell
+                if (lane == 0 && !(su <= SPLA_SSSP_SMALL_SIGMA_MAX)) failed[s] = 1;
+                int m = 0;
+                const long long end = (long long)ocolptr[u + 1];
+                for (long long p = (long long)ocolptr[u] + lane; p < end; p += G) {
+                    const int w = (int)__ldg(orowidx + p);
+                    if (w == u || __dadd_rn(du, spla_sssp_len<UNIT>(olen, p)) != d[w]) continue;
+                    ++m;
+                    atomicAdd(sg + w, su);
+                    __threadfence();  // the add seen by whoever takes w's last count
+                    if (atomicSub(c + w, 1) == 1) q[spla_rows_take(&ctl.tail)] = w;
+                }
+                for (int off = G >> 1; off > 0; off >>= 1) m += __shfl_xor_sync(members, m, off, G);
+                if (lane == 0) c[u] = m;  // its DAG out-degree: the sweep back counts it down
+            }
+            __syncwarp();  // the warp's enqueues taken before its entries count as done
+            if ((threadIdx.x & 31u) == 0) atomicAdd(&ctl.done, cl);
+        }
+        __syncthreads();
+        const int reached = ctl.tail;
+        for (int i = threadIdx.x; i < reached; i += blockDim.x) q[i] = -1;
+        __syncthreads();  // every thread read the count before it is cleared
+        if (threadIdx.x == 0) ctl.head = ctl.tail = ctl.done = 0;
+        __syncthreads();
+        // (3) the sinks first, then each vertex whose DAG successors are all done
+        for (int v = threadIdx.x; v < n; v += blockDim.x)
+            if (d[v] != INF && c[v] == 0) q[spla_rows_take(&ctl.tail)] = v;
+        __syncthreads();  // every sink enqueued before a warp can find the sweep over
+        for (;;) {
+            int h, cl;
+            spla_rows_claim(ctl, n, per_warp, h, cl);
+            if (cl == 0) break;
+            if (slot < cl) {
+                int w = -1;
+                if (lane == 0)
+                    while ((w = q[h + slot]) < 0) {
+                    }
+                w = __shfl_sync(members, w, 0, G);
+                const double dw = d[w];
+                // δ(w) = σ(w) Σ (1 + δ(x)) / σ(x) over the DAG arcs w -> x
+                double acc = 0.0;
+                const long long oend = (long long)ocolptr[w + 1];
+                for (long long p = (long long)ocolptr[w] + lane; p < oend; p += G) {
+                    const int x = (int)__ldg(orowidx + p);
+                    if (x != w && __dadd_rn(dw, spla_sssp_len<UNIT>(olen, p)) == d[x])
+                        acc += (1.0 + __ldcg(dl + x)) / __ldcg(sg + x);
+                }
+                for (int off = G >> 1; off > 0; off >>= 1) acc += __shfl_xor_sync(members, acc, off, G);
+                if (lane == 0) {
+                    dl[w] = __ldcg(sg + w) * acc;
+                    __threadfence();  // δ(w) seen by whoever visits a predecessor it releases
+                }
+                __syncwarp(members);
+                const long long iend = (long long)icolptr[w + 1];
+                for (long long p = (long long)icolptr[w] + lane; p < iend; p += G) {
+                    const int u = (int)__ldg(irowidx + p);
+                    if (u != w && __dadd_rn(d[u], spla_sssp_len<UNIT>(ilen, p)) == dw && atomicSub(c + u, 1) == 1)
+                        q[spla_rows_take(&ctl.tail)] = u;
+                }
+            }
+            __syncwarp();
+            if ((threadIdx.x & 31u) == 0) atomicAdd(&ctl.done, cl);
+        }
+        __syncthreads();  // the counters are the next source's
     }
 }
 

@@ -37,7 +37,9 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    which rescale.  Where it does not fit, on graphs whose entries take one lane
    (:func:`sssp_rows.runs_rows`), ``spla_sssp_rows`` runs: a thread block per source as well, its
    distances a row of the (k, n) array ``shortest_paths`` returns (the later phases take the
-   transpose) and its waiting vertices a work queue in shared memory (``spla.backends.gpu.sssp_rows``);
+   transpose) and its waiting vertices a work queue in shared memory (``spla.backends.gpu.sssp_rows``),
+   whose ``spla_sssp_rows_deps`` also runs phases 2 to 4 of the vertex sums where no tight arc can
+   join equal distances;
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
    every h 0, where no tight arc can join equal distances (:func:`ties_possible`: every length above
    half the spacing of the block's farthest distance, a source's own on the small path), since h
@@ -81,7 +83,7 @@ from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import nullable, resident_blocks
-from .sssp_rows import row_distances, runs_rows
+from .sssp_rows import row_distances, row_sums, runs_rows
 from .sssp_scale import RESCALE_ABOVE, check_sigma, rescale, scale_of
 from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_possible
 
@@ -89,7 +91,7 @@ __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_express
            "SSSP_SOURCE", "KERNEL_KEYS"]
 
 KERNEL_KEYS = ("relax", "hops", "sigma", "delta", "dag_count", "arc_sums", "small", "small_sums", "small_deps",
-               "rows")
+               "rows", "rows_deps")
 #: the kernels over entry lists, templated on the flat index type too
 LIST_KERNELS = ("relax", "hops", "sigma", "delta")
 
@@ -452,6 +454,9 @@ def dependencies(A, src, *, edges, endpoints):
         for block in _blocks(A, S, src, DEPS_BYTES_PER_ENTRY, DEPS_LISTS):
             B = _Block(S, block, cp)
             small = small_dependencies(B, counts=edges) if runs_small(B.n, S.device_id, deps=True) else None
+            if (small is None and not edges and runs_rows(B.n, S.device_id, B.G)
+                    and row_sums(B, bucket_width(S.mean_length, rows=True), acc, endpoints)):
+                continue
             if small is not None:
                 dist, hops, sigma, delta = small
                 scale = None

@@ -9,6 +9,10 @@ searches that go on from vertex-major distances (the dependencies, the sums) tak
 A search's buckets are the list rounds' (:func:`spla.backends.gpu.sssp.bucket_width`); inside a
 bucket its thread block's lanes take the queue's entries as relaxations fill it, with no barrier,
 where the list rounds pay a launch (replayed) and a device-wide hand-off a round.
+
+The Brandes vertex sums (:func:`row_sums`) go on from those rows where no tight arc can join equal
+distances: :func:`row_dependencies` runs Kahn's sweep for σ and the sweep back for δ, a thread block
+per source on the same kind of queue (``spla_sssp_rows_deps``).
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import tuning as _tuning
+from ...device import any_true, to_numpy
+from .compile import log
 from .launch import nullable
-from .sssp_small import launch_per_source, shared_per_block
+from .sssp_small import launch_per_source, shared_per_block, ties_possible
 
 #: the row kernel's static shared memory (its queue's and far lists' counters and the warps' far
 #: minima: 288 bytes, nvcc -Xptxas -v), with room to spare, within the block's
@@ -69,3 +75,48 @@ def row_distances(B, width, out=None, rounds=None, cap=ROWS_QUEUE, fcap=ROWS_FAR
                        np.float64(width), np.int32(cap), np.int32(fcap), dist, spill, nullable(rounds)))
     B.stats = {"rounds": None, "epochs": None, "listed": None}
     return dist
+
+
+def row_dependencies(B, rows):
+    """δ (k, n) float64 of the block's sources, row i for source i (its own entry left for the caller
+    to zero), from their row-path distances ``rows`` (k, n) by spla_sssp_rows_deps: a thread block per
+    source, Kahn's sweep for σ and the sweep back for δ, σ, the counts and the queues in (k, n)
+    scratch.  Only where no tight arc can join equal distances (every h 0); None when a source's σ
+    passed 2^512 (the list rounds, which rescale, run the block)."""
+    cp, S, k, n = B.cp, B.S, B.k, B.n
+    sigma = cp.empty((k, n), dtype=np.float64)
+    delta = cp.empty((k, n), dtype=np.float64)
+    cnt = cp.empty((k, n), dtype=np.int32)
+    queue = cp.empty((k, n), dtype=np.int32)
+    failed = cp.zeros(k, dtype=np.int32)
+    # δ(s, ·) = the Brandes dependencies over the DAG of tight arcs     (a thread block per source)
+    launch_per_source(B, "rows_deps", 0, ROWS_BLOCK,
+                      (S.ocolptr, S.orowidx, S.olen, S.icolptr, S.irowidx, S.ilen, B.src_dev, np.int64(k),
+                       np.int32(n), np.int32(B.G), rows, sigma, delta, cnt, queue, failed))
+    if any_true(failed != 0):
+        log.debug("gpu sssp: a source's path counts passed 2^512 on the row path; the list rounds run the block")
+        return None
+    return delta
+
+
+def row_sums(B, width, acc, endpoints):
+    """Adds the block's Brandes vertex sums (``sssp.dependencies``: δ, with ``endpoints`` the reached
+    pairs too) into acc from the row path: the distances (bucket width ``width``), then δ by
+    :func:`row_dependencies`; False, adding nothing, where a tight arc may join equal distances or a
+    σ passed 2^512 (the list rounds run the block)."""
+    cp, S = B.cp, B.S
+    rows = row_distances(B, width)
+    # no distance exceeds (n - 1) times the longest arc: where that bound admits no tie, no device read
+    if ties_possible(S.min_length, max(B.n - 1, 0) * S.max_length):
+        if ties_possible(S.min_length, float(to_numpy(cp.where(rows != np.inf, rows, 0.0).max()))):
+            return False
+    delta = row_dependencies(B, rows)
+    if delta is None:
+        return False
+    delta[cp.arange(B.k), B.src_dev] = 0.0  # a source's own dependency is not betweenness
+    acc += delta.sum(axis=0)
+    if endpoints:
+        reached = (rows != np.inf).astype(np.float64)
+        acc += reached.sum(axis=0)
+        acc += cp.bincount(B.src_dev, weights=reached.sum(axis=1) - 2.0, minlength=B.n)  # at v = s: r_s - 2
+    return True
