@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from .core import Bench, SkipSection, host
-from .timing import l2_random_access
 from .reference import allclose_report
 from .tables import chk, claim, ms, num, ratio, table
+from .timing import l2_random_access
 
 NAME = "weighted"
 FILES = {"rome99": "weighted/rome99.gr.gz", "celegansneural": "weighted/celegansneural.gml.gz",
@@ -57,6 +57,7 @@ GOAL_OF_FLOOR = 0.30
 def _load(name):
     """(matrix on the CPU, n, arcs, src, dst, lengths) of a weighted graph, parallel arcs merged to their minimum."""
     import spla.io
+
     from .graphs import graph_dirs
 
     for d in graph_dirs():
