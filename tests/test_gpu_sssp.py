@@ -518,7 +518,7 @@ class _SmallSums(_Small):
 class _SmallDeps(_Small):
     """spla_sssp_small_deps: per source (shuffled), from the distances in dist, h level by level over
     tight arcs (every h 0 without with_h, which the host passes only where no source can have ties,
-    and where the source's farthest distance admits none, ``sssp.ties_possible``), the DAG counts,
+    and where the source's farthest distance admits none, ``sssp_small.ties_possible``), the DAG counts,
     Kahn's levels of σ (each level's vertices shuffled), failed[s] = 1 where σ passes 2^512, else δ
     deepest level first."""
 
@@ -542,7 +542,7 @@ class _SmallDeps(_Small):
                         yield w
 
             far = max((x for x in d if x != math.inf), default=0.0)
-            ties = sssp.ties_possible(float(min_length), far)
+            ties = sssp_small.ties_possible(float(min_length), far)
             assert with_h or not ties  # the host's bound covers every source
             h = [-1] * n if ties else [0] * n
             h[s0], level, t = 0, [s0] if ties else [], 0
@@ -973,11 +973,11 @@ def test_gpu_small_dependencies_equal_the_list_rounds(shape):
 
 
 def test_ties_possible_only_where_a_length_is_zero_or_absorbed():
-    assert sssp.ties_possible(0.0, 1.0) and sssp.ties_possible(0.0, 0.0)
-    assert not sssp.ties_possible(1.0, 1e6) and not sssp.ties_possible(math.inf, 5.0)
-    assert sssp.ties_possible(1e-10, 1e7)          # spacing(1e7) / 2 > 1e-10: fl(1e7 + 1e-10) == 1e7
-    assert sssp.ties_possible(1.0, 2.0 ** 53) and not sssp.ties_possible(1.0, 2.0 ** 52)
-    assert not sssp.ties_possible(5e-324, 0.0)     # fl(0 + w) = w > 0
+    assert sssp_small.ties_possible(0.0, 1.0) and sssp_small.ties_possible(0.0, 0.0)
+    assert not sssp_small.ties_possible(1.0, 1e6) and not sssp_small.ties_possible(math.inf, 5.0)
+    assert sssp_small.ties_possible(1e-10, 1e7)  # spacing(1e7) / 2 > 1e-10: fl(1e7 + 1e-10) == 1e7
+    assert sssp_small.ties_possible(1.0, 2.0 ** 53) and not sssp_small.ties_possible(1.0, 2.0 ** 52)
+    assert not sssp_small.ties_possible(5e-324, 0.0)  # fl(0 + w) = w > 0
 
 
 @pytest.mark.parametrize("path", PATHS, ids=PATH_IDS)
@@ -987,7 +987,7 @@ def test_emulated_absorbed_lengths_keep_h(emulated, path):
     arcs = {(0, 1): 1e6, (1, 2): 1e-12, (2, 3): 1e-12, (1, 3): 1.0, (3, 4): 2.0, (2, 4): 2.0, (0, 5): 3e6,
             (5, 4): 1e-12}
     A = build(6, arcs, directed=True)
-    assert sssp.ties_possible(1e-12, 3e6)
+    assert sssp_small.ties_possible(1e-12, 3e6)
     with spla.tuning.override(**path):
         _check_all(A, np.arange(6, dtype=np.int64), np.asarray)
 

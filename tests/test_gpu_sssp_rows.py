@@ -212,15 +212,33 @@ def _row_and_list_sums(A, src, endpoints):
 def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
     """Vertex sums on the row path (no tight arc joining equal distances: integer and decimal lengths)
     come from spla_sssp_rows_deps and equal the list rounds'; zero lengths (ties possible) and path
-    counts past 2^512 (a chain of 1,100 diamonds) go to the list rounds."""
-    calls = []
+    counts past 2^512 (a chain of 1,100 diamonds) go to the list rounds, from the row path's distances
+    (no relax round runs)."""
+    calls = {"rows": 0, "rows_deps": 0, "relax": 0}
 
-    class Counting(EMULATED["rows_deps"]):
+    class Counting:
+        """A kernel that counts its launches, its attributes the kernel's."""
+
+        def __init__(self, key, fn):
+            object.__setattr__(self, "_key", key)
+            object.__setattr__(self, "_fn", fn)
+
         def __call__(self, *a, **kw):
-            calls.append(1)
-            return super().__call__(*a, **kw)
+            calls[self._key] += 1
+            return self._fn(*a, **kw)
 
-    monkeypatch.setitem(EMULATED, "rows_deps", Counting)
+        def __getattr__(self, name):
+            return getattr(self._fn, name)
+
+        def __setattr__(self, name, value):
+            setattr(self._fn, name, value)
+
+    def counting(key):
+        make = EMULATED[key]
+        return lambda unit: Counting(key, make(unit))
+
+    for key in calls:
+        monkeypatch.setitem(EMULATED, key, counting(key))
     n, arcs = _road_like(12, 15, seed=3)
     graphs = [arcs, {key: float(max(1, round(w))) for key, w in arcs.items()}]
     src = np.array(random.Random(2).sample(range(n), 20), dtype=np.int64)
@@ -229,17 +247,24 @@ def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
         for endpoints in (False, True):
             got, want = _row_and_list_sums(A, src, endpoints)
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    assert len(calls) == 4
+    assert calls["rows_deps"] == 4
     zero = build(n, {key: (0.0 if i % 5 == 0 else w) for i, (key, w) in enumerate(sorted(arcs.items()))})
-    got, want = _row_and_list_sums(zero, src, False)
+    with spla.tuning.override(**ROWS):
+        before = dict(calls)
+        got = _host(sssp.dependencies(zero, src, edges=False, endpoints=False))
+    assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
+    assert calls["rows_deps"] == 4  # ties possible: the list rounds, from the rows
+    with spla.tuning.override(**LISTS):
+        want = _host(sssp.dependencies(zero, src, edges=False, endpoints=False))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    assert len(calls) == 4  # ties possible: the list rounds
     m, chain = diamonds(1100)
     D = build(m, chain)
     with spla.tuning.override(**ROWS):
+        before = dict(calls)
         got = _host(sssp.dependencies(D, np.array([0, 1]), edges=False, endpoints=False))
     np.testing.assert_allclose(got, ref_dependencies(D, np.array([0, 1]), False), rtol=RTOL, atol=1e-12)
-    assert len(calls) == 5  # σ past 2^512: the list rounds, which rescale
+    assert calls["rows_deps"] == 5  # σ past 2^512: the list rounds, which rescale
+    assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
 
 
 @pytest.mark.gpu

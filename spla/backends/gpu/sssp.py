@@ -41,7 +41,7 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    whose ``spla_sssp_rows_deps`` also runs phases 2 to 4 of the vertex sums where no tight arc can
    join equal distances;
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
-   every h 0, where no tight arc can join equal distances (:func:`ties_possible`: every length above
+   every h 0, where no tight arc can join equal distances (``sssp_small.ties_in``: every length above
    half the spacing of the block's farthest distance, a source's own on the small path), since h
    then orders nothing;
 3. σ (``spla_sssp_dag_count``, then ``spla_sssp_sigma``): Kahn's topological sweep of the DAG, an
@@ -85,7 +85,7 @@ from .frontier import frontier_group
 from .launch import nullable, resident_blocks
 from .sssp_rows import row_distances, row_sums, runs_rows
 from .sssp_scale import RESCALE_ABOVE, check_sigma, rescale, scale_of
-from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_possible
+from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_in
 
 __all__ = ["dependencies", "distance_sums", "shortest_paths", "sssp_name_expressions", "bucket_width",
            "SSSP_SOURCE", "KERNEL_KEYS"]
@@ -341,13 +341,7 @@ def _list_distances(B):
 def _hops_or_flat(B, dist):
     """h of the block (:func:`_hops`) where a tight arc may join equal distances, else every h 0 (the
     DAG order is then d's alone, and the h search's rounds are saved)."""
-    cp, S = B.cp, B.S
-    # no distance exceeds (n - 1) times the longest arc: where that bound admits no tie, no device read
-    if ties_possible(S.min_length, max(B.n - 1, 0) * S.max_length):
-        far = float(to_numpy(cp.where(dist != np.inf, dist, 0.0).max())) if dist.size else 0.0
-        if ties_possible(S.min_length, far):
-            return _hops(B, dist)
-    return cp.zeros((B.n, B.k), dtype=np.int32)
+    return _hops(B, dist) if ties_in(B, dist) else B.cp.zeros((B.n, B.k), dtype=np.int32)
 
 
 def _hops(B, dist):
@@ -454,14 +448,19 @@ def dependencies(A, src, *, edges, endpoints):
         for block in _blocks(A, S, src, DEPS_BYTES_PER_ENTRY, DEPS_LISTS):
             B = _Block(S, block, cp)
             small = small_dependencies(B, counts=edges) if runs_small(B.n, S.device_id, deps=True) else None
-            if (small is None and not edges and runs_rows(B.n, S.device_id, B.G)
-                    and row_sums(B, bucket_width(S.mean_length, rows=True), acc, endpoints)):
-                continue
+            dist = None
+            if small is None and not edges and runs_rows(B.n, S.device_id, B.G):
+                rows = row_distances(B, bucket_width(S.mean_length, rows=True))
+                if row_sums(B, rows, acc, endpoints):
+                    continue
+                dist = cp.ascontiguousarray(rows.T)  # the list rounds go on from the row path's distances
+                del rows
             if small is not None:
                 dist, hops, sigma, delta = small
                 scale = None
             else:
-                dist = _distances(B)
+                if dist is None:
+                    dist = _distances(B)
                 hops = _hops_or_flat(B, dist)
                 sigma, lists, scale = _sigma(B, dist, hops)
                 check_sigma(sigma, dist, scale)

@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import tuning as _tuning
-from ...device import any_true, to_numpy
+from ...device import any_true
 from .compile import log
 from .launch import nullable
-from .sssp_small import launch_per_source, shared_per_block, ties_possible
+from .sssp_small import launch_per_source, shared_per_block, ties_in
 
 #: the row kernel's static shared memory (its queue's and far lists' counters and the warps' far
 #: minima: 288 bytes, nvcc -Xptxas -v), with room to spare, within the block's
@@ -99,17 +99,14 @@ def row_dependencies(B, rows):
     return delta
 
 
-def row_sums(B, width, acc, endpoints):
+def row_sums(B, rows, acc, endpoints):
     """Adds the block's Brandes vertex sums (``sssp.dependencies``: δ, with ``endpoints`` the reached
-    pairs too) into acc from the row path: the distances (bucket width ``width``), then δ by
+    pairs too) into acc from its row-path distances ``rows`` (k, n) (:func:`row_distances`), δ by
     :func:`row_dependencies`; False, adding nothing, where a tight arc may join equal distances or a
-    σ passed 2^512 (the list rounds run the block)."""
-    cp, S = B.cp, B.S
-    rows = row_distances(B, width)
-    # no distance exceeds (n - 1) times the longest arc: where that bound admits no tie, no device read
-    if ties_possible(S.min_length, max(B.n - 1, 0) * S.max_length):
-        if ties_possible(S.min_length, float(to_numpy(cp.where(rows != np.inf, rows, 0.0).max()))):
-            return False
+    σ passed 2^512 (the list rounds go on from the same distances)."""
+    cp = B.cp
+    if ties_in(B, rows):
+        return False
     delta = row_dependencies(B, rows)
     if delta is None:
         return False

@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from ... import tuning as _tuning
-from ...device import any_true
+from ...device import any_true, to_numpy
 from .compile import load_cupy, log
 from .launch import nullable
 
@@ -66,6 +66,18 @@ def ties_possible(min_length, farthest):
     grows with d).  Only such arcs need h to order the DAG; without them every tight arc climbs in d."""
     with np.errstate(invalid="ignore"):
         return not min_length > np.spacing(np.float64(farthest)) / 2
+
+
+def ties_in(B, dist):
+    """Whether a tight arc may join equal distances among the block's distances ``dist`` (either
+    layout, inf where unreached): :func:`ties_possible` at the farthest one.  No distance exceeds
+    (n - 1) times the longest arc, so where that bound admits no tie there is no device read."""
+    S = B.S
+    if not ties_possible(S.min_length, max(B.n - 1, 0) * S.max_length):
+        return False
+    cp = B.cp
+    far = float(to_numpy(cp.where(dist != np.inf, dist, 0.0).max())) if dist.size else 0.0
+    return ties_possible(S.min_length, far)
 
 
 def launch_per_source(B, key, nbytes, threads, args):
