@@ -593,8 +593,9 @@ class _Rows(_Small):
     """spla_sssp_rows: a thread block per source (sources in a shuffled order), its distances its row of
     dist.  A phase takes the queue's entries first in, first out, a warp's claim of a few at a time in a
     shuffled order; it skips an entry whose vertex was lowered since, relaxes the others' out-arcs and
-    enqueues each head it lowers (below the bound into the queue, else into the far list; past a list's
-    cap into the spill set).  Between phases the spill set is enqueued again from its d; when that
+    enqueues each head whose d, as read, its candidate lowers (below the bound into the queue, else
+    into the far list; past a list's cap into the spill set): a read may see a d of earlier in the
+    phase.  Between phases the spill set is enqueued again from its d; when that
     queues nothing the bound moves one bucket past the smallest waiting d and the far list is split."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
@@ -619,6 +620,7 @@ class _Rows(_Small):
                     spilled.add(w)
 
             r = 0
+            began = list(d)  # d as the phase began
             while True:
                 r += 1
                 head = 0
@@ -631,11 +633,15 @@ class _Rows(_Small):
                         for p in range(int(ocp[u]), int(ocp[u + 1])):
                             w = int(ori[p])
                             cand = x + _length(self.unit, olen, p)
-                            if w != u and cand < d[w]:
-                                d[w] = cand
+                            # the kernel's read of d(w) may come before lowerings still in flight:
+                            # any value d(w) held since the phase began
+                            seen = d[w] if _ORDER.random() < 0.5 else began[w]
+                            if w != u and cand < seen:
+                                d[w] = min(d[w], cand)
                                 enqueue(w, cand)
                     head += claim
                 st["queue"] = []
+                began = list(d)
                 if spilled:
                     swept = sorted(spilled)
                     spilled.clear()

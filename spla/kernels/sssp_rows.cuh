@@ -15,10 +15,13 @@
 // advances), as spla_sssp_relax_next moves the list rounds' bound, and the far vertices below it fill
 // the next phase's queue.
 //
-// Entries: every lowering of d(w) (an atomicMin that returns a larger value) enqueues (w, d) once, in
-//   the queue when d < bound, else in the far list.  A visit reads d(w) and skips the entry when it is
-//   lower than the entry's d (a later entry carries it), so each vertex is relaxed once at each value
-//   it holds, with no bitmap to keep the lists free of repeats.
+// Relaxation: a lane reads d(w) (from L2), and where fl(d(u) + w(u, w)) is below what it read, lowers
+//   d(w) by an atomic min whose old value it never waits for and enqueues (w, fl(d(u) + w(u, w))) in the
+//   queue when below the bound, else in the far list.  d only falls, so a read is never below d(w) now:
+//   every relaxation that lowers d(w) enqueues, and one that races with a lower one enqueues an entry
+//   that its visit skips.  A visit reads d(u) and skips the entry when it is lower than the entry's d (a
+//   later entry carries it), so each vertex is relaxed about once at each value it holds, with no bitmap
+//   to keep the lists free of repeats.
 // Kernel: spla_sssp_rows<I, UNIT>.  I: the matrix's index type; UNIT: every length 1.
 // Thread mapping: one thread block per source (block b takes s = b, b + gridDim.x, ...).  In a phase a
 //   warp's first lane claims queue slots that enqueues have taken (a compare-and-swap on the queue's
@@ -34,7 +37,7 @@
 //   d(src[s], ·), +inf where unreached; spill (k*SPLA_SSSP_SMALL_WORDS(n),) unsigned int, zero on
 //   entry and on exit; rounds (k,) int or null: the phases each source took.
 // What a thread block owns: its source's row of dist (every entry written: +inf, then lowered by
-//   atomicMin on the float64 bits: non-negative doubles order as their bits) and its row of spill (a
+//   atomic min on the float64 bits: non-negative doubles order as their bits) and its row of spill (a
 //   bit a vertex whose entry found its list full: swept back between phases); in dynamic shared
 //   memory SPLA_SSSP_ROWS_BYTES(cap, fcap): the queue (cap slots: a vertex, -1 until filled, and its
 //   d) and two far lists (fcap entries each, by phase parity: the one being filled, the one being
@@ -147,6 +150,23 @@ __device__ __forceinline__ void spla_rows_claim(spla_rows_ctl& ctl, int cap, int
     c = __shfl_sync(0xffffffffu, c, 0);
 }
 
+// *p = min(*p, x) in global memory, with no value returned (a reduction: the lane does not wait for it).
+__device__ __forceinline__ void spla_rows_lower(unsigned long long* p, unsigned long long x)
+{
+    asm volatile("red.global.min.u64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
+}
+
+// The vertex in queue slot i, read by the group's first lane once the enqueue that took the slot has
+// filled it (-1 until then), and broadcast to the group.
+__device__ __forceinline__ int spla_rows_slot(volatile int* q, int i, int lane, unsigned int members, int G)
+{
+    int u = -1;
+    if (lane == 0)
+        while ((u = q[i]) < 0) {
+        }
+    return __shfl_sync(members, u, 0, G);
+}
+
 // Visits entry (u, x) by its group: skipped when d(u) is lower than x; else relaxes u's out-arcs from x,
 // enqueuing each head it lowers.
 template <class I, bool UNIT>
@@ -172,9 +192,13 @@ __device__ __forceinline__ void spla_rows_visit(const I* __restrict__ ocolptr, c
             nb[t] = w[t] == u ? 0ull
                               : (unsigned long long)__double_as_longlong(__dadd_rn(x, spla_sssp_len<UNIT>(olen, p)));
         }
-        // d(w) = min(d(w), fl(d(u) + w(u, w))) for each of the lane's arcs
+        // d(w) = min(d(w), fl(d(u) + w(u, w))) for each of the lane's arcs that the read says it lowers:
+        // the reads' latency is paid once, the reductions' not at all
 #pragma unroll
-        for (int t = 0; t < SPLA_ROWS_ARCS; ++t) old[t] = w[t] == u ? 0ull : atomicMin(d + w[t], nb[t]);
+        for (int t = 0; t < SPLA_ROWS_ARCS; ++t) old[t] = w[t] == u ? 0ull : __ldcg(d + w[t]);
+#pragma unroll
+        for (int t = 0; t < SPLA_ROWS_ARCS; ++t)
+            if (nb[t] < old[t]) spla_rows_lower(d + w[t], nb[t]);
 #pragma unroll
         for (int t = 0; t < SPLA_ROWS_ARCS; ++t)
             if (nb[t] < old[t]) spla_rows_enqueue(w[t], __longlong_as_double((long long)nb[t]), bound, L);
@@ -234,16 +258,12 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
                 spla_rows_claim(ctl, cap, per_warp, h, c);
                 if (c == 0) break;  // the phase is over (the whole warp leaves)
                 if (slot < c) {
-                    int u = -1;
+                    const int u = spla_rows_slot(L.qu, h + slot, lane, members, G);
                     double x = 0.0;
                     if (lane == 0) {
-                        // taken by an enqueue; filled at once after
-                        while ((u = L.qu[h + slot]) < 0) {
-                        }
-                        __threadfence_block();
+                        __threadfence_block();  // the vertex seen before its d, which the enqueue wrote first
                         x = *(volatile double*)(L.qd + h + slot);
                     }
-                    u = __shfl_sync(members, u, 0, G);
                     x = __shfl_sync(members, x, 0, G);
                     spla_rows_visit<I, UNIT>(ocolptr, orowidx, olen, d, u, x, bound, L, lane, members, G);
                 }
@@ -399,11 +419,7 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
             spla_rows_claim(ctl, n, per_warp, h, cl);
             if (cl == 0) break;
             if (slot < cl) {
-                int u = -1;
-                if (lane == 0)
-                    while ((u = q[h + slot]) < 0) {
-                    }
-                u = __shfl_sync(members, u, 0, G);
+                const int u = spla_rows_slot(q, h + slot, lane, members, G);
                 const double du = d[u];
                 const double su = __ldcg(sg + u);  // every in-arc's add fenced before its count fell
                 if (lane == 0 && !(su <= SPLA_SSSP_SMALL_SIGMA_MAX)) failed[s] = 1;
@@ -438,11 +454,7 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
             spla_rows_claim(ctl, n, per_warp, h, cl);
             if (cl == 0) break;
             if (slot < cl) {
-                int w = -1;
-                if (lane == 0)
-                    while ((w = q[h + slot]) < 0) {
-                    }
-                w = __shfl_sync(members, w, 0, G);
+                const int w = spla_rows_slot(q, h + slot, lane, members, G);
                 const double dw = d[w];
                 // δ(w) = σ(w) Σ (1 + δ(x)) / σ(x) over the DAG arcs w -> x
                 double acc = 0.0;
