@@ -280,7 +280,7 @@ def copy_bandwidth(nbytes: int = 1 << 30, repeat: int = 10) -> dict:
 
 
 #: each thread of _RANDOM_ACCESS walks its own xorshift sequence of indices into the array; mode 0
-#: lowers a[j] with atomicMin, its result unused (the reduction an arc's relaxation needs at least),
+#: lowers a[j] with atomicMin, its result unused (the reduction a vertex's lowering needs at least),
 #: mode 1 reads a[j] at the L2 (ld.global.cg), summed so that the loads stay
 _RANDOM_ACCESS = r"""
 extern "C" __global__ void spla_random_access(unsigned long long* a, unsigned long long size, int per, int mode,

@@ -17,10 +17,11 @@ arcs merged to their shortest, ``dup="min"``; arc lengths are the file's weights
 Floor of ``sssp``: every source must read every arc once (an index and a float64 length) and
 write every vertex's distance (float64): ``k · (12 m + 8 n)`` bytes at the measured copy bandwidth.
 On the device, a second floor counts scattered accesses instead of bytes (the access floor): a search
-that keeps each source's distances as a row of its own lowers the head's distance of every arc once at
-least, an 8-byte atomic at a scattered place of the row, and reads every vertex's distance once:
-``k · (m / A + n / L)``, with A and L the random 8-byte atomic and load rates measured within the L2
-cache (``benchmarks.timing.l2_random_access``), as if every row sat in the L2.
+that keeps each source's distances as a row of its own and relaxes the out-arcs of the vertices it
+reaches reads the head's distance of every arc once at least, an 8-byte read at a scattered place of
+the row, and lowers every vertex it reaches once at least, an 8-byte atomic (several arcs may lower
+it at once): ``k · (m / L + n / A)``, with L and A the random 8-byte load and atomic rates measured
+within the L2 cache (``benchmarks.timing.l2_random_access``), as if every row sat in the L2.
 
 Checks: spla's distances equal SciPy's exactly (bit for bit: both form d(u) + w in float64); spla's
 exact betweenness and closeness equal NetworKit's (rtol 1e-9); sampled betweenness finite and
@@ -118,7 +119,7 @@ def _sssp(b, A, S, sources, gf, rates) -> None:
     floor = k * (12 * m + 8 * n)
     fields = {**gf, "measure": "sssp", "floor_bytes": floor,
               "floor_ms": floor / (b.copy_GBps * 1e9) * 1e3 if b.copy_GBps else None,
-              "access_floor_ms": (k * (m / rates["atomic_per_s"] + n / rates["load_per_s"]) * 1e3
+              "access_floor_ms": (k * (m / rates["load_per_s"] + n / rates["atomic_per_s"]) * 1e3
                                   if rates else None)}
     want = {}
 
@@ -275,9 +276,9 @@ def markdown(recs) -> str:
     return ("Weighted measures (arc lengths = the file's weights, parallel arcs kept at their minimum), median "
             "time of a call; the peers from their first call on the host. sources: all, or k sampled "
             "(NetworKit's sampled betweenness draws its own k sources). Floor (sssp): k · (12 m + 8 n) bytes "
-            "at the measured copy bandwidth. Access floor (sssp, device): k · (m / A + n / L), A and L the "
-            "random 8-byte atomics and loads per second measured within the L2 (one atomic per arc and one "
-            "read per vertex, each source's distances a row of its own).\n\n"
+            "at the measured copy bandwidth. Access floor (sssp, device): k · (m / L + n / A), L and A the "
+            "random 8-byte loads and atomics per second measured within the L2 (one read per arc and one "
+            "atomic per reached vertex, each source's distances a row of its own).\n\n"
             + table(["graph", "n", "arcs", "measure", "sources", "spla", "peer", "peer time", "peer/spla",
                      "floor / spla", "access floor / spla", "checked"], rows))
 
