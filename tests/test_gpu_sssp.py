@@ -452,7 +452,8 @@ def _arc_sums(unit):
     def run(_grid, _block, a):
         icp, iri, ilen, n, k, _G, dist, hops, sigma, delta, scale, out = a
         k = int(k)
-        d, h, sg, dl = (x.reshape(-1) for x in (dist, hops, sigma, delta))
+        d, sg, dl = (x.reshape(-1) for x in (dist, sigma, delta))
+        h = np.zeros(d.size, dtype=np.int32) if isinstance(hops, np.uint64) else hops.reshape(-1)  # null: every h 0
         e = _scale_of(scale)
         for w in range(int(n)):
             for p in range(int(icp[w]), int(icp[w + 1])):

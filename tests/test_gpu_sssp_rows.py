@@ -197,23 +197,24 @@ def test_gpu_rows_past_the_list_and_with_lanes(degree):
         with spla.tuning.override(sssp_delta=delta, **LISTS):
             want = _host(sssp.shortest_paths(A, src, counts=False)[0])
         np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
-    got, want = _row_and_list_sums(A, src, True)  # δ by spla_sssp_rows_deps, with its lanes
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    for endpoints, edges in ((True, False), (False, True)):  # σ and δ by spla_sssp_rows_deps, with its lanes
+        got, want = _row_and_list_sums(A, src, endpoints, edges)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-def _row_and_list_sums(A, src, endpoints):
+def _row_and_list_sums(A, src, endpoints, edges=False):
     with spla.tuning.override(**ROWS):
-        got = _host(sssp.dependencies(A, src, edges=False, endpoints=endpoints))
+        got = _host(sssp.dependencies(A, src, edges=edges, endpoints=endpoints))
     with spla.tuning.override(**LISTS):
-        want = _host(sssp.dependencies(A, src, edges=False, endpoints=endpoints))
+        want = _host(sssp.dependencies(A, src, edges=edges, endpoints=endpoints))
     return got, want
 
 
 def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
-    """Vertex sums on the row path (no tight arc joining equal distances: integer and decimal lengths)
-    come from spla_sssp_rows_deps and equal the list rounds'; zero lengths (ties possible) and path
-    counts past 2^512 (a chain of 1,100 diamonds) go to the list rounds, from the row path's distances
-    (no relax round runs)."""
+    """Vertex and arc sums on the row path (no tight arc joining equal distances: integer and decimal
+    lengths) come from spla_sssp_rows_deps and equal the list rounds'; zero lengths (ties possible)
+    and path counts past 2^512 (a chain of 1,100 diamonds) go to the list rounds, from the row path's
+    distances (no relax round runs)."""
     calls = {"rows": 0, "rows_deps": 0, "relax": 0}
 
     class Counting:
@@ -242,40 +243,44 @@ def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
     n, arcs = _road_like(12, 15, seed=3)
     graphs = [arcs, {key: float(max(1, round(w))) for key, w in arcs.items()}]
     src = np.array(random.Random(2).sample(range(n), 20), dtype=np.int64)
+    kinds = ((False, False), (True, False), (False, True))  # (endpoints, edges)
     for graph in graphs:
         A = build(n, graph, directed=False)
-        for endpoints in (False, True):
-            got, want = _row_and_list_sums(A, src, endpoints)
+        for endpoints, edges in kinds:
+            got, want = _row_and_list_sums(A, src, endpoints, edges)
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    assert calls["rows_deps"] == 4
+    assert calls["rows_deps"] == 6
     zero = build(n, {key: (0.0 if i % 5 == 0 else w) for i, (key, w) in enumerate(sorted(arcs.items()))})
-    with spla.tuning.override(**ROWS):
-        before = dict(calls)
-        got = _host(sssp.dependencies(zero, src, edges=False, endpoints=False))
-    assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
-    assert calls["rows_deps"] == 4  # ties possible: the list rounds, from the rows
-    with spla.tuning.override(**LISTS):
-        want = _host(sssp.dependencies(zero, src, edges=False, endpoints=False))
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    for edges in (False, True):
+        with spla.tuning.override(**ROWS):
+            before = dict(calls)
+            got = _host(sssp.dependencies(zero, src, edges=edges, endpoints=False))
+        assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
+        with spla.tuning.override(**LISTS):
+            want = _host(sssp.dependencies(zero, src, edges=edges, endpoints=False))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert calls["rows_deps"] == 6  # ties possible: the list rounds, from the rows
     m, chain = diamonds(1100)
     D = build(m, chain)
-    with spla.tuning.override(**ROWS):
-        before = dict(calls)
-        got = _host(sssp.dependencies(D, np.array([0, 1]), edges=False, endpoints=False))
-    np.testing.assert_allclose(got, ref_dependencies(D, np.array([0, 1]), False), rtol=RTOL, atol=1e-12)
-    assert calls["rows_deps"] == 5  # σ past 2^512: the list rounds, which rescale
-    assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
+    for edges in (False, True):
+        with spla.tuning.override(**ROWS):
+            before = dict(calls)
+            got = _host(sssp.dependencies(D, np.array([0, 1]), edges=edges, endpoints=False))
+        np.testing.assert_allclose(got, ref_dependencies(D, np.array([0, 1]), edges), rtol=RTOL, atol=1e-12)
+        assert calls["rows_deps"] == before["rows_deps"] + 1  # σ past 2^512: the list rounds, which rescale
+        assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
 
 
 @pytest.mark.gpu
 def test_gpu_row_dependencies_on_a_chain_past_two_to_the_512():
     """spla_sssp_rows_deps flags σ past 2^512 and the list rounds, which rescale, run the block: the
-    vertex sums of a chain of 1,100 diamonds (2^1100 shortest paths), the definition's."""
+    vertex and arc sums of a chain of 1,100 diamonds (2^1100 shortest paths), the definition's."""
     n, arcs = diamonds(1100)
     A, Acpu = build(n, arcs, device="gpu"), build(n, arcs)
     src = np.array([0, 1, 5, 3 * 1099], dtype=np.int64)
-    with spla.tuning.override(**ROWS):
-        got = _host(sssp.dependencies(A, src, edges=False, endpoints=False))
-    np.testing.assert_allclose(got, ref_dependencies(Acpu, src, False), rtol=RTOL, atol=1e-12)
+    for edges in (False, True):
+        with spla.tuning.override(**ROWS):
+            got = _host(sssp.dependencies(A, src, edges=edges, endpoints=False))
+        np.testing.assert_allclose(got, ref_dependencies(Acpu, src, edges), rtol=RTOL, atol=1e-12)
     got, want = _row_and_list_sums(A, src, True)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12)

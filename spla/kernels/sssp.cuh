@@ -441,7 +441,8 @@ __global__ void spla_sssp_delta(const I* __restrict__ ocolptr, const I* __restri
 // over the columns w), σ scaled as in spla_sssp_delta.  The G lanes of a group split the sources; an
 // xor butterfly over the group sums them and the group's first lane adds to out[p], which only this
 // group writes.
-//   icolptr, irowidx, ilen as in spla_sssp_dag_count; dist, hops, sigma, delta (n*k,); scale (n*k,)
+//   icolptr, irowidx, ilen as in spla_sssp_dag_count; dist, sigma, delta (n*k,); hops (n*k,) int or
+//   null (every h 0: no tight arc joins equal distances, the row path's dependencies); scale (n*k,)
 //   int or null; out (m,).
 // ================================================================================================
 template <class I, bool UNIT>
@@ -465,7 +466,8 @@ __global__ void spla_sssp_arc_sums(const I* __restrict__ icolptr, const I* __res
                 for (long long s = sub; s < k; s += G) {
                     const long long q = u * k + s, r = w * k + s;
                     const double du = dist[q], dw = dist[r];
-                    if (__dadd_rn(du, len) == dw && spla_sssp_dag_order(du, dw, hops[q], hops[r])) {
+                    if (__dadd_rn(du, len) == dw &&
+                        spla_sssp_dag_order(du, dw, hops != nullptr ? hops[q] : 0, hops != nullptr ? hops[r] : 0)) {
                         const double term = sigma[q] / sigma[r] * (1.0 + delta[r]);
                         acc += scale != nullptr ? ldexp(term, scale[q] - scale[r]) : term;
                     }

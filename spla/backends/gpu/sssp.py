@@ -38,8 +38,8 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    (:func:`sssp_rows.runs_rows`), ``spla_sssp_rows`` runs: a thread block per source as well, its
    distances a row of the (k, n) array ``shortest_paths`` returns (the later phases take the
    transpose) and its waiting vertices a work queue in shared memory (``spla.backends.gpu.sssp_rows``),
-   whose ``spla_sssp_rows_deps`` also runs phases 2 to 4 of the vertex sums where no tight arc can
-   join equal distances;
+   whose ``spla_sssp_rows_deps`` also runs phases 2 to 4 of the sums where no tight arc can join
+   equal distances (the arc sums then take σ and δ transposed to ``spla_sssp_arc_sums``);
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
    every h 0, where no tight arc can join equal distances (``sssp_small.ties_in``: every length above
    half the spacing of the block's farthest distance, a source's own on the small path), since h
@@ -449,9 +449,9 @@ def dependencies(A, src, *, edges, endpoints):
             B = _Block(S, block, cp)
             small = small_dependencies(B, counts=edges) if runs_small(B.n, S.device_id, deps=True) else None
             dist = None
-            if small is None and not edges and runs_rows(B.n, S.device_id, B.G):
+            if small is None and runs_rows(B.n, S.device_id, B.G):
                 rows = row_distances(B, bucket_width(S.mean_length, rows=True))
-                if row_sums(B, rows, acc, endpoints):
+                if row_sums(B, rows, acc, edges=edges, endpoints=endpoints):
                     continue
                 dist = cp.ascontiguousarray(rows.T)  # the list rounds go on from the row path's distances
                 del rows

@@ -10,9 +10,10 @@ A search's buckets are the list rounds' (:func:`spla.backends.gpu.sssp.bucket_wi
 bucket its thread block's lanes take the queue's entries as relaxations fill it, with no barrier,
 where the list rounds pay a launch (replayed) and a device-wide hand-off a round.
 
-The Brandes vertex sums (:func:`row_sums`) go on from those rows where no tight arc can join equal
+The Brandes sums (:func:`row_sums`) go on from those rows where no tight arc can join equal
 distances: :func:`row_dependencies` runs Kahn's sweep for σ and the sweep back for δ, a thread block
-per source on the same kind of queue (``spla_sssp_rows_deps``).
+per source on the same kind of queue (``spla_sssp_rows_deps``); the vertex sums add δ's rows, the arc
+sums run the list path's ``spla_sssp_arc_sums`` over the transposes, every h 0.
 """
 
 from __future__ import annotations
@@ -78,11 +79,11 @@ def row_distances(B, width, out=None, rounds=None, cap=ROWS_QUEUE, fcap=ROWS_FAR
 
 
 def row_dependencies(B, rows):
-    """δ (k, n) float64 of the block's sources, row i for source i (its own entry left for the caller
-    to zero), from their row-path distances ``rows`` (k, n) by spla_sssp_rows_deps: a thread block per
-    source, Kahn's sweep for σ and the sweep back for δ, σ, the counts and the queues in (k, n)
-    scratch.  Only where no tight arc can join equal distances (every h 0); None when a source's σ
-    passed 2^512 (the list rounds, which rescale, run the block)."""
+    """(σ, δ), each (k, n) float64 of the block's sources, row i for source i (δ's own entry left for the
+    caller to zero), from their row-path distances ``rows`` (k, n) by spla_sssp_rows_deps: a thread
+    block per source, Kahn's sweep for σ and the sweep back for δ, σ, the counts and the queues in
+    (k, n) scratch.  Only where no tight arc can join equal distances (every h 0); None when a source's
+    σ passed 2^512 (the list rounds, which rescale, run the block)."""
     cp, S, k, n = B.cp, B.S, B.k, B.n
     sigma = cp.empty((k, n), dtype=np.float64)
     delta = cp.empty((k, n), dtype=np.float64)
@@ -96,20 +97,32 @@ def row_dependencies(B, rows):
     if any_true(failed != 0):
         log.debug("gpu sssp: a source's path counts passed 2^512 on the row path; the list rounds run the block")
         return None
-    return delta
+    return sigma, delta
 
 
-def row_sums(B, rows, acc, endpoints):
-    """Adds the block's Brandes vertex sums (``sssp.dependencies``: δ, with ``endpoints`` the reached
-    pairs too) into acc from its row-path distances ``rows`` (k, n) (:func:`row_distances`), δ by
-    :func:`row_dependencies`; False, adding nothing, where a tight arc may join equal distances or a
-    σ passed 2^512 (the list rounds go on from the same distances)."""
-    cp = B.cp
+def row_sums(B, rows, acc, *, edges, endpoints):
+    """Adds the block's Brandes sums (``sssp.dependencies``: δ per vertex, with ``endpoints`` the reached
+    pairs too, or with ``edges`` per arc in A's CSC order) into acc from its row-path distances ``rows``
+    (k, n) (:func:`row_distances`), σ and δ by :func:`row_dependencies`; False, adding nothing, where a
+    tight arc may join equal distances or a σ passed 2^512 (the list rounds go on from the same
+    distances)."""
+    cp, S = B.cp, B.S
     if ties_in(B, rows):
         return False
-    delta = row_dependencies(B, rows)
-    if delta is None:
+    got = row_dependencies(B, rows)
+    if got is None:
         return False
+    sigma, delta = got
+    if edges:
+        # acc[p] += Σ_s σ(u)/σ(w) (1 + δ(w)) on every DAG arc p = u -> w     (over the (n, k) transposes)
+        dist_t = cp.ascontiguousarray(rows.T)
+        sigma_t = cp.ascontiguousarray(sigma.T)
+        del sigma
+        delta_t = cp.ascontiguousarray(delta.T)
+        del delta
+        B.launch("arc_sums", B.n, B.Gs, (S.icolptr, S.irowidx, S.ilen, np.int64(B.n), np.int64(B.k), np.int32(B.Gs),
+                                         dist_t, nullable(None), sigma_t, delta_t, nullable(None), acc))
+        return True
     delta[cp.arange(B.k), B.src_dev] = 0.0  # a source's own dependency is not betweenness
     acc += delta.sum(axis=0)
     if endpoints:
