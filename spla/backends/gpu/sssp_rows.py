@@ -90,7 +90,7 @@ def row_dependencies(B, rows):
     cnt = cp.empty((k, n), dtype=np.int32)
     queue = cp.empty((k, n), dtype=np.int32)
     failed = cp.zeros(k, dtype=np.int32)
-    # δ(s, ·) = the Brandes dependencies over the DAG of tight arcs     (a thread block per source)
+    # σ(s, ·), δ(s, ·) = path counts and Brandes dependencies over the DAG of tight arcs   (a block a source)
     launch_per_source(B, "rows_deps", 0, ROWS_BLOCK,
                       (S.ocolptr, S.orowidx, S.olen, S.icolptr, S.irowidx, S.ilen, B.src_dev, np.int64(k),
                        np.int32(n), np.int32(B.G), rows, sigma, delta, cnt, queue, failed))
