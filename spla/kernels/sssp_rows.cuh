@@ -167,6 +167,24 @@ __device__ __forceinline__ int spla_rows_slot(volatile int* q, int i, int lane, 
     return __shfl_sync(members, u, 0, G);
 }
 
+// Drains the queue q of the deps kernel's sweeps: the warp claims slots (spla_rows_claim, at most cap
+// of them in a sweep) until the sweep is over, and each group with a claimed slot runs visit(v) on its
+// vertex; the claimed entries count as done once the warp's visits (and their enqueues) are.  Called
+// by every lane of the warp.
+template <class Visit>
+__device__ __forceinline__ void spla_rows_drain(spla_rows_ctl& ctl, volatile int* q, int cap, int per_warp, int slot,
+                                                int lane, unsigned int members, int G, Visit visit)
+{
+    for (;;) {
+        int h, c;
+        spla_rows_claim(ctl, cap, per_warp, h, c);
+        if (c == 0) return;  // the sweep is over (the whole warp leaves)
+        if (slot < c) visit(spla_rows_slot(q, h + slot, lane, members, G));
+        __syncwarp();  // the warp's enqueues taken before its entries count as done
+        if ((threadIdx.x & 31u) == 0) atomicAdd(&ctl.done, c);
+    }
+}
+
 // Visits entry (u, x) by its group: skipped when d(u) is lower than x; else relaxes u's out-arcs from x,
 // enqueuing each head it lowers.
 template <class I, bool UNIT>
@@ -414,31 +432,23 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
         }
         __syncthreads();
         // (2) σ(w) += σ(u) over the DAG arcs u -> w, u taken in Kahn's order (every DAG in-arc of u added)
-        for (;;) {
-            int h, cl;
-            spla_rows_claim(ctl, n, per_warp, h, cl);
-            if (cl == 0) break;
-            if (slot < cl) {
-                const int u = spla_rows_slot(q, h + slot, lane, members, G);
-                const double du = d[u];
-                const double su = __ldcg(sg + u);  // every in-arc's add fenced before its count fell
-                if (lane == 0 && !(su <= SPLA_SSSP_SMALL_SIGMA_MAX)) failed[s] = 1;
-                int m = 0;
-                const long long end = (long long)ocolptr[u + 1];
-                for (long long p = (long long)ocolptr[u] + lane; p < end; p += G) {
-                    const int w = (int)__ldg(orowidx + p);
-                    if (w == u || __dadd_rn(du, spla_sssp_len<UNIT>(olen, p)) != d[w]) continue;
-                    ++m;
-                    atomicAdd(sg + w, su);
-                    __threadfence();  // the add seen by whoever takes w's last count
-                    if (atomicSub(c + w, 1) == 1) q[spla_rows_take(&ctl.tail)] = w;
-                }
-                for (int off = G >> 1; off > 0; off >>= 1) m += __shfl_xor_sync(members, m, off, G);
-                if (lane == 0) c[u] = m;  // its DAG out-degree: the sweep back counts it down
+        spla_rows_drain(ctl, q, n, per_warp, slot, lane, members, G, [&](int u) {
+            const double du = d[u];
+            const double su = __ldcg(sg + u);  // every in-arc's add fenced before its count fell
+            if (lane == 0 && !(su <= SPLA_SSSP_SMALL_SIGMA_MAX)) failed[s] = 1;
+            int m = 0;
+            const long long end = (long long)ocolptr[u + 1];
+            for (long long p = (long long)ocolptr[u] + lane; p < end; p += G) {
+                const int w = (int)__ldg(orowidx + p);
+                if (w == u || __dadd_rn(du, spla_sssp_len<UNIT>(olen, p)) != d[w]) continue;
+                ++m;
+                atomicAdd(sg + w, su);
+                __threadfence();  // the add seen by whoever takes w's last count
+                if (atomicSub(c + w, 1) == 1) q[spla_rows_take(&ctl.tail)] = w;
             }
-            __syncwarp();  // the warp's enqueues taken before its entries count as done
-            if ((threadIdx.x & 31u) == 0) atomicAdd(&ctl.done, cl);
-        }
+            for (int off = G >> 1; off > 0; off >>= 1) m += __shfl_xor_sync(members, m, off, G);
+            if (lane == 0) c[u] = m;  // its DAG out-degree: the sweep back counts it down
+        });
         __syncthreads();
         const int reached = ctl.tail;
         for (int i = threadIdx.x; i < reached; i += blockDim.x) q[i] = -1;
@@ -449,37 +459,29 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             if (d[v] != INF && c[v] == 0) q[spla_rows_take(&ctl.tail)] = v;
         __syncthreads();  // every sink enqueued before a warp can find the sweep over
-        for (;;) {
-            int h, cl;
-            spla_rows_claim(ctl, n, per_warp, h, cl);
-            if (cl == 0) break;
-            if (slot < cl) {
-                const int w = spla_rows_slot(q, h + slot, lane, members, G);
-                const double dw = d[w];
-                // δ(w) = σ(w) Σ (1 + δ(x)) / σ(x) over the DAG arcs w -> x
-                double acc = 0.0;
-                const long long oend = (long long)ocolptr[w + 1];
-                for (long long p = (long long)ocolptr[w] + lane; p < oend; p += G) {
-                    const int x = (int)__ldg(orowidx + p);
-                    if (x != w && __dadd_rn(dw, spla_sssp_len<UNIT>(olen, p)) == d[x])
-                        acc += (1.0 + __ldcg(dl + x)) / __ldcg(sg + x);
-                }
-                for (int off = G >> 1; off > 0; off >>= 1) acc += __shfl_xor_sync(members, acc, off, G);
-                if (lane == 0) {
-                    dl[w] = __ldcg(sg + w) * acc;
-                    __threadfence();  // δ(w) seen by whoever visits a predecessor it releases
-                }
-                __syncwarp(members);
-                const long long iend = (long long)icolptr[w + 1];
-                for (long long p = (long long)icolptr[w] + lane; p < iend; p += G) {
-                    const int u = (int)__ldg(irowidx + p);
-                    if (u != w && __dadd_rn(d[u], spla_sssp_len<UNIT>(ilen, p)) == dw && atomicSub(c + u, 1) == 1)
-                        q[spla_rows_take(&ctl.tail)] = u;
-                }
+        spla_rows_drain(ctl, q, n, per_warp, slot, lane, members, G, [&](int w) {
+            const double dw = d[w];
+            // δ(w) = σ(w) Σ (1 + δ(x)) / σ(x) over the DAG arcs w -> x
+            double acc = 0.0;
+            const long long oend = (long long)ocolptr[w + 1];
+            for (long long p = (long long)ocolptr[w] + lane; p < oend; p += G) {
+                const int x = (int)__ldg(orowidx + p);
+                if (x != w && __dadd_rn(dw, spla_sssp_len<UNIT>(olen, p)) == d[x])
+                    acc += (1.0 + __ldcg(dl + x)) / __ldcg(sg + x);
             }
-            __syncwarp();
-            if ((threadIdx.x & 31u) == 0) atomicAdd(&ctl.done, cl);
-        }
+            for (int off = G >> 1; off > 0; off >>= 1) acc += __shfl_xor_sync(members, acc, off, G);
+            if (lane == 0) {
+                dl[w] = __ldcg(sg + w) * acc;
+                __threadfence();  // δ(w) seen by whoever visits a predecessor it releases
+            }
+            __syncwarp(members);
+            const long long iend = (long long)icolptr[w + 1];
+            for (long long p = (long long)icolptr[w] + lane; p < iend; p += G) {
+                const int u = (int)__ldg(irowidx + p);
+                if (u != w && __dadd_rn(d[u], spla_sssp_len<UNIT>(ilen, p)) == dw && atomicSub(c + u, 1) == 1)
+                    q[spla_rows_take(&ctl.tail)] = u;
+            }
+        });
         __syncthreads();  // the counters are the next source's
     }
 }
