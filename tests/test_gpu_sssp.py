@@ -600,10 +600,11 @@ class _Rows(_Small):
     queues nothing the bound moves one bucket past the smallest waiting d and the far list is split."""
 
     def __call__(self, _grid, _block, a, shared_mem=0):
-        ocp, ori, olen, src, k, n, _G, width, cap, fcap, dist, spill, rounds = a
+        ocp, ori, olen, src, k, n, _G, width, cap, fcap, dist, spill, far, rounds = a
         k, n, width, cap, fcap = int(k), int(n), float(width), int(cap), int(fcap)
-        assert shared_mem == sssp_rows.rows_bytes(cap, fcap) <= self.max_dynamic_shared_size_bytes
+        assert shared_mem == sssp_rows.rows_bytes(cap) <= self.max_dynamic_shared_size_bytes
         assert spill.shape == (k, -(-n // 32)) and not spill.any()
+        assert far.shape == (k, 3 * fcap) and far.dtype == np.float64  # a block's two far lists
         out = dist.reshape(-1)
         assert np.shares_memory(out, dist)
         for s in _order(k):

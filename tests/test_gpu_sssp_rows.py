@@ -109,11 +109,11 @@ def test_gpu_rows_on_zero_lengths_and_pattern_only():
 
 
 def test_rows_run_where_the_queue_fits(monkeypatch):
-    """runs_rows: the queue of ROWS_QUEUE entries and two far lists of ROWS_FAR (12 bytes an entry)
-    within the device's shared memory per block, less the kernel's static part, whatever n; sssp_rows
-    False turns it off, "auto" keeps it to one lane an entry."""
-    assert sssp_rows.rows_bytes(1, 1) == 36 and sssp_rows.rows_bytes(2048, 1024) == 12 * 4096
-    assert sssp_rows.rows_bytes() == sssp_rows.rows_bytes(sssp_rows.ROWS_QUEUE, sssp_rows.ROWS_FAR)
+    """runs_rows: the queue of ROWS_QUEUE entries (12 bytes an entry; the far lists are in global
+    memory) within the device's shared memory per block, less the kernel's static part, whatever n;
+    sssp_rows False turns it off, "auto" keeps it to one lane an entry."""
+    assert sssp_rows.rows_bytes(1) == 12 and sssp_rows.rows_bytes(2048) == 12 * 2048
+    assert sssp_rows.rows_bytes() == sssp_rows.rows_bytes(sssp_rows.ROWS_QUEUE)
     room = sssp_rows.rows_bytes() + sssp_rows.ROWS_STATIC_BYTES
     monkeypatch.setattr(sssp_rows, "shared_per_block", lambda _d: room)
     assert sssp_rows.runs_rows(1, 0, 1) and sssp_rows.runs_rows(2 ** 31 - 1, 0, 1)

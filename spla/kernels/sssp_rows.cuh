@@ -1,7 +1,7 @@
 // spla/kernels/sssp_rows.cuh -- weighted distances of k sources, a thread block per source: each
 // source's distances are its row of the (k, n) output in global memory, its waiting vertices a work
-// queue and two far lists in the block's shared memory (spla/backends/gpu/sssp_rows.py, the row path:
-// graphs too large for a whole search in shared memory).  No device-wide round, no control array, one
+// queue in the block's shared memory and two far lists in a global scratch of the block's own
+// (spla/backends/gpu/sssp_rows.py, the row path: graphs too large for a whole search in shared memory).  No device-wide round, no control array, one
 // launch for every source of the block.  spla_sssp_rows_deps, below, goes on from those rows to the
 // Brandes dependencies on the same kind of queue.
 //
@@ -35,25 +35,30 @@
 // Shapes: ocolptr (n+1,), orowidx (m,) I and olen (m,) double: out-arcs as the CSC of A^T (olen never
 //   read when UNIT); src (k,) long long; dist (k*n,) double, source-major: row s (dist + s*n) is
 //   d(src[s], ·), +inf where unreached; spill (k*SPLA_SSSP_SMALL_WORDS(n),) unsigned int, zero on
-//   entry and on exit; rounds (k,) int or null: the phases each source took.
+//   entry and on exit; far (gridDim.x*3*fcap,) double, scratch: block b's far lists, their d at
+//   far + b*3*fcap (list p at + p*fcap), their vertices (int) after them; rounds (k,) int or null: the
+//   phases each source took.
 // What a thread block owns: its source's row of dist (every entry written: +inf, then lowered by
 //   atomic min on the float64 bits: non-negative doubles order as their bits) and its row of spill (a
-//   bit a vertex whose entry found its list full: swept back between phases); in dynamic shared
-//   memory SPLA_SSSP_ROWS_BYTES(cap, fcap): the queue (cap slots: a vertex, -1 until filled, and its
-//   d) and two far lists (fcap entries each, by phase parity: the one being filled, the one being
-//   split); in static shared memory the queue's head, tail and count of entries done, the far
-//   lists' lengths, the spill flag and the warps' far minima.
+//   bit a vertex whose entry found its list full: swept back between phases) and its slice of far:
+//   two far lists (fcap entries each, by phase parity: the one being filled, the one being split),
+//   read back only after the block's barriers; in dynamic shared memory SPLA_SSSP_ROWS_BYTES(cap):
+//   the queue (cap slots: a vertex, -1 until filled, and its d), which the lanes poll; in static
+//   shared memory the queue's head, tail and count of entries done, the far lists' lengths, the
+//   spill flag and the warps' far minima.  The far lists stay out of shared memory so that the SM's
+//   L1 keeps room for the arcs its searches read (docs/decisions/tuning.md, sssp_rows).
 // Host guarantees: blockDim.x a multiple of 32 and of G, at most SPLA_ROWS_THREADS; the dynamic shared
-//   memory above; 0 < n < 2^31; cap, fcap >= 1; width > 0 (+inf for Bellman-Ford); spill zeroed.
+//   memory above; 0 < n < 2^31; cap, fcap >= 1; width > 0 (+inf for Bellman-Ford); spill zeroed; far
+//   of gridDim.x*3*fcap doubles.
 
 #ifndef SPLA_SSSP_ROWS_CUH
 #define SPLA_SSSP_ROWS_CUH
 
 #include "sssp_small.cuh"  // spla_sssp_len, SPLA_SSSP_SMALL_WORDS, spla_small_groups
 
-// Dynamic shared memory of one source's row search: the queue (cap entries) and two far lists (fcap
-// each), an entry a 32-bit vertex and a float64 d (the d's first, for their alignment).
-#define SPLA_SSSP_ROWS_BYTES(cap, fcap) (12ll * ((long long)(cap) + 2ll * (long long)(fcap)))
+// Dynamic shared memory of one source's row search: the queue (cap entries), an entry a 32-bit vertex
+// and a float64 d (the d's first, for their alignment).
+#define SPLA_SSSP_ROWS_BYTES(cap) (12ll * (long long)(cap))
 
 // Arcs a lane relaxes at once: their atomics are issued together, so a visit waits for one atomic's
 // latency instead of one per arc.
@@ -75,7 +80,7 @@ struct spla_rows_lists {
     volatile int* qu;  // queue vertices, -1 until filled
     double* qd;        // their d
     int* fu;           // far list being filled: vertices
-    double* fd;        // ... their d
+    double* fd;        // ... their d (the far lists live in global memory)
     int* fcount;       // ... its length
     unsigned int* spill;
     spla_rows_ctl* ctl;
@@ -223,9 +228,9 @@ __device__ __forceinline__ void spla_rows_visit(const I* __restrict__ ocolptr, c
     }
 }
 
-// At most SPLA_ROWS_THREADS threads a block (the host launches that many), with registers for
-// SPLA_ROWS_BLOCKS_PER_SM such blocks an SM and none spilled: a source's queue seldom holds more than a
-// few hundred entries at once, but a block of more lanes takes a bucket's bursts without waiting.
+// At most SPLA_ROWS_THREADS threads a block, with registers (64 a thread) for SPLA_ROWS_BLOCKS_PER_SM
+// such blocks an SM and none spilled: 1,024 threads an SM, which the host spends as four distance
+// searches of 256 threads or two dependency sweeps of 512 (sssp_rows.py's ROWS_BLOCK, ROWS_DEPS_BLOCK).
 #define SPLA_ROWS_THREADS 512
 #define SPLA_ROWS_BLOCKS_PER_SM 2
 
@@ -233,15 +238,16 @@ template <class I, bool UNIT>
 __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
     spla_sssp_rows(const I* __restrict__ ocolptr, const I* __restrict__ orowidx, const double* __restrict__ olen,
                    const long long* __restrict__ src, long long k, int n, int G, double width, int cap, int fcap,
-                   double* __restrict__ dist, unsigned int* __restrict__ spill, int* __restrict__ rounds)
+                   double* __restrict__ dist, unsigned int* __restrict__ spill, double* __restrict__ far,
+                   int* __restrict__ rounds)
 {
     extern __shared__ double spla_rows_smem[];
     __shared__ spla_rows_ctl ctl;
     const unsigned long long INF = 0x7ff0000000000000ull;
     const long long words = SPLA_SSSP_SMALL_WORDS(n);
-    double* const fdbase = spla_rows_smem + cap;  // far list p's d at fdbase + p * fcap
-    int* const qu = (int*)(fdbase + 2 * fcap);
-    int* const fubase = qu + cap;  // far list p's vertices at fubase + p * fcap
+    int* const qu = (int*)(spla_rows_smem + cap);
+    double* const fdbase = far + (long long)blockIdx.x * 3 * fcap;  // far list p's d at fdbase + p * fcap
+    int* const fubase = (int*)(fdbase + 2 * fcap);                  // far list p's vertices at fubase + p * fcap
     const spla_small_lanes S = spla_small_groups(G);
     const int lane = S.lane;
     const unsigned int members = S.members;

@@ -1,6 +1,6 @@
 """The row path of the GPU's weighted distances: a thread block per source, its distances a row of a
-(k, n) array in global memory, its pending vertices a work queue and two far lists in the block's
-shared memory (``spla/kernels/sssp_rows.cuh``), for graphs too large for the small path.
+(k, n) array in global memory, its pending vertices a work queue in the block's shared memory and two
+far lists in global scratch (``spla/kernels/sssp_rows.cuh``), for graphs too large for the small path.
 
 :mod:`spla.backends.gpu.sssp` calls it for a block of k sources (its ``_Block``) whenever
 :func:`runs_rows` says so: :func:`row_distances` writes the (k, n) source-major distances that
@@ -33,23 +33,27 @@ ROWS_STATIC_BYTES = 512
 #: with their repeats); a phase that enqueues more spills the rest to a bitmap in global memory and
 #: runs again.  A bucket of USA-road-d.NY at the default width holds about 1,100 vertices.
 ROWS_QUEUE = 2048
-#: entries of each of a row search's two far lists (the vertices waiting for a later bucket)
-ROWS_FAR = 1024
-#: threads of a row-path thread block (SPLA_ROWS_THREADS, the kernel's launch bound): a bucket's work
-#: on a road network comes a few hundred vertices at a time, and 512 threads take its bursts at the
-#: registers that let two blocks share an SM (docs/decisions/tuning.md, sssp_rows)
-ROWS_BLOCK = 512
+#: entries of each of a row search's two far lists (the vertices waiting for a later bucket), in
+#: global memory: 12 bytes an entry, 48 KB a source
+ROWS_FAR = 2048
+#: threads of a row-path distance search's thread block: the kernel's registers allow 1,024 threads an
+#: SM, and four searches of 256 on an SM finish more sources than two of 512 (a road network's bucket
+#: comes a few hundred vertices at a time) while their queues leave the L1 room for the arcs
+#: (docs/decisions/tuning.md, sssp_rows)
+ROWS_BLOCK = 256
+#: threads of a dependency sweep's thread block (spla_sssp_rows_deps, two an SM)
+ROWS_DEPS_BLOCK = 512
 
 
-def rows_bytes(cap=ROWS_QUEUE, fcap=ROWS_FAR):
-    """Shared memory one source's row search takes (SPLA_SSSP_ROWS_BYTES): a queue of ``cap`` entries
-    and two far lists of ``fcap``, an entry a 32-bit vertex and a float64 distance."""
-    return 12 * (int(cap) + 2 * int(fcap))
+def rows_bytes(cap=ROWS_QUEUE):
+    """Shared memory one source's row search takes (SPLA_SSSP_ROWS_BYTES): a queue of ``cap`` entries,
+    an entry a 32-bit vertex and a float64 distance."""
+    return 12 * int(cap)
 
 
 def runs_rows(n, device_id, lanes, t=None):
-    """Whether a graph of n vertices runs its distances on the row path: its queue and far lists within
-    the device's shared memory per block, and the tuning's sssp_rows: True, or "auto" where ``lanes``
+    """Whether a graph of n vertices runs its distances on the row path: its queue within the device's
+    shared memory per block, and the tuning's sssp_rows: True, or "auto" where ``lanes``
     (the lanes per listed entry of :func:`spla.backends.gpu.sssp.entry_lanes`) is 1.  A hub's arcs
     walked by a few lanes of one thread block hold up its source's every phase: on Graph500's
     scale-16 graph the row path is slower than the list rounds, on USA-road-d.NY faster
@@ -64,16 +68,19 @@ def row_distances(B, width, out=None, rounds=None, cap=ROWS_QUEUE, fcap=ROWS_FAR
     """dist (k, n) float64 of the block's sources, row i for source i (``out``, C-contiguous (k, n),
     when given), from spla_sssp_rows with bucket width ``width`` (inf: Bellman-Ford); ``rounds`` (k,)
     int32, when given, receives the phases each source took.  ``cap`` and ``fcap`` size the queue and
-    the far lists (:func:`rows_bytes`), ``threads`` the thread block (a multiple of 32 up to
-    ROWS_BLOCK): the tests shrink the lists to make entries spill, the probe sweeps all three."""
+    the far lists (the queue in shared memory, :func:`rows_bytes`), ``threads`` the thread block (a
+    multiple of 32 up to 512): the tests shrink the lists to make entries spill, the probe sweeps all
+    three."""
     cp = B.cp
     dist = cp.empty((B.k, B.n), dtype=np.float64) if out is None else out
     # where a phase's queue or far list fills: a bit a vertex, swept back between phases (left zero)
     spill = cp.zeros((B.k, -(-B.n // 32)), dtype=np.uint32)
+    # a thread block's two far lists: fcap d's each, then their fcap vertices each (int32)
+    far = cp.empty((B.k, 3 * int(fcap)), dtype=np.float64)
     # dist(s, ·) = d of the min.plus closure from s     (a thread block per source, its row in global memory)
-    launch_per_source(B, "rows", rows_bytes(cap, fcap), threads,
+    launch_per_source(B, "rows", rows_bytes(cap), threads,
                       (B.S.ocolptr, B.S.orowidx, B.S.olen, B.src_dev, np.int64(B.k), np.int32(B.n), np.int32(B.G),
-                       np.float64(width), np.int32(cap), np.int32(fcap), dist, spill, nullable(rounds)))
+                       np.float64(width), np.int32(cap), np.int32(fcap), dist, spill, far, nullable(rounds)))
     B.stats = {"rounds": None, "epochs": None, "listed": None}
     return dist
 
@@ -91,7 +98,7 @@ def row_dependencies(B, rows):
     queue = cp.empty((k, n), dtype=np.int32)
     failed = cp.zeros(k, dtype=np.int32)
     # σ(s, ·), δ(s, ·) = path counts and Brandes dependencies over the DAG of tight arcs   (a block a source)
-    launch_per_source(B, "rows_deps", 0, ROWS_BLOCK,
+    launch_per_source(B, "rows_deps", 0, ROWS_DEPS_BLOCK,
                       (S.ocolptr, S.orowidx, S.olen, S.icolptr, S.irowidx, S.ilen, B.src_dev, np.int64(k),
                        np.int32(n), np.int32(B.G), rows, sigma, delta, cnt, queue, failed))
     if any_true(failed != 0):
