@@ -161,13 +161,24 @@ __device__ __forceinline__ void spla_rows_lower(unsigned long long* p, unsigned 
     asm volatile("red.global.min.u64 [%0], %1;" ::"l"(p), "l"(x) : "memory");
 }
 
+// *p by an acquire load at the block's scope: the lane's later reads come after it, and see what the
+// writer of *p wrote before its fence.
+__device__ __forceinline__ int spla_rows_acquire(const volatile int* p)
+{
+    int v;
+    asm volatile("ld.acquire.cta.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 // The vertex in queue slot i, read by the group's first lane once the enqueue that took the slot has
-// filled it (-1 until then), and broadcast to the group.
+// filled it (-1 until then), and broadcast to the group.  The read is an acquire: the lane's reads of
+// the entry's other fields see what the enqueue wrote before the vertex, with no fence (which would
+// also order every earlier memory operation of the lane).
 __device__ __forceinline__ int spla_rows_slot(volatile int* q, int i, int lane, unsigned int members, int G)
 {
     int u = -1;
     if (lane == 0)
-        while ((u = q[i]) < 0) {
+        while ((u = spla_rows_acquire(q + i)) < 0) {
         }
     return __shfl_sync(members, u, 0, G);
 }
@@ -284,10 +295,8 @@ __global__ void __launch_bounds__(SPLA_ROWS_THREADS, SPLA_ROWS_BLOCKS_PER_SM)
                 if (slot < c) {
                     const int u = spla_rows_slot(L.qu, h + slot, lane, members, G);
                     double x = 0.0;
-                    if (lane == 0) {
-                        __threadfence_block();  // the vertex seen before its d, which the enqueue wrote first
-                        x = *(volatile double*)(L.qd + h + slot);
-                    }
+                    // after the slot's acquire: the d the enqueue wrote before the vertex
+                    if (lane == 0) x = *(volatile double*)(L.qd + h + slot);
                     x = __shfl_sync(members, x, 0, G);
                     spla_rows_visit<I, UNIT>(ocolptr, orowidx, olen, d, u, x, bound, L, lane, members, G);
                 }
