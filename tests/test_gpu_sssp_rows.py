@@ -1,9 +1,9 @@
 """The row path of the GPU's weighted distances (spla_sssp_rows: a thread block per source, its
-distances a row in global memory, its frontier in shared memory) against the list rounds and
-SciPy's Dijkstra, bit for bit, and the rule that picks it.
+distances a row in global memory, its queue in shared memory) against the list rounds and SciPy's
+Dijkstra, bit for bit, and the rule that picks it.
 
-The emulated kernel (``_Rows`` of test_gpu_sssp) runs in that file's emulated tests, on any machine;
-the tests here run the CUDA kernel (``gpu`` marker), except the rule's.
+The emulated kernel (``_Rows`` of tests/sssp_emulation.py) runs in test_gpu_sssp's emulated tests,
+on any machine; the tests here run the CUDA kernel (``gpu`` marker), except the rule's.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from scipy.sparse.csgraph import dijkstra
 
 import spla
 from spla.backends.gpu import sssp, sssp_rows, sssp_small
-from test_gpu_sssp import (EMULATED, LISTS, RTOL, _host, _road_like, build, csc_arcs, diamonds,  # noqa: F401
-                           emulated, ref_dependencies, reference, weighted_graphs)
+from sssp_emulation import EMULATED, LISTS, emulated  # noqa: F401 (a fixture)
+from sssp_reference import (RTOL, build, csc_arcs, diamonds, host, ref_dependencies, reference, road_like,
+                            weighted_graphs)
 
 #: the row path even where the small path would take the graph
 ROWS = dict(sssp_small_bytes=0, sssp_rows=True)
@@ -41,7 +42,7 @@ def _with_hubs(n, arcs, seed, hubs, lengths):
 def test_gpu_rows_equal_the_list_rounds_and_scipy(shape, delta):
     """Road-like grids (deep, degree about 3) and the same with hubs, directed with unreached vertices;
     sources in a shuffled order, one listed twice."""
-    n, arcs = _road_like(*shape, seed=13)
+    n, arcs = road_like(*shape, seed=13)
     hubbed = _with_hubs(n, dict(arcs), 17, (0, n // 2), lambda rng: round(rng.uniform(2.0, 9.0), 4))
     rng = random.Random(4)
     directed = {key: w for key, w in arcs.items() if rng.random() < 0.7}
@@ -51,9 +52,9 @@ def test_gpu_rows_equal_the_list_rounds_and_scipy(shape, delta):
         A = build(n, graph, directed=is_directed, device="gpu")
         with spla.tuning.override(sssp_rows_delta=delta, **ROWS):
             assert sssp_rows.runs_rows(n, 0, 8) and not sssp_small.runs_small(n, 0)
-            got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            got = host(sssp.shortest_paths(A, src, counts=False)[0])
         with spla.tuning.override(sssp_delta=delta, **LISTS):
-            want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            want = host(sssp.shortest_paths(A, src, counts=False)[0])
         np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
         S = build(n, graph, directed=is_directed).to_scipy()
         np.testing.assert_array_equal(got, dijkstra(S, directed=True, indices=src))
@@ -65,7 +66,7 @@ def test_gpu_rows_feed_the_dependencies_and_sums(sources):
     """Past the small path (n = 16,000 by default), the distances of the dependencies and of the sums
     come from the row path (transposed; the vertex sums' δ from spla_sssp_rows_deps: integer lengths,
     no tight arc joins equal distances): the list rounds' results; a block past sssp_max_batch."""
-    n, arcs = _road_like(80, 200, seed=21)
+    n, arcs = road_like(80, 200, seed=21)
     arcs = _with_hubs(n, arcs, 23, (7,), lambda rng: float(rng.randint(2, 6)))  # integer lengths: ties
     A = build(n, arcs, directed=False, device="gpu")
     # the default rule takes it: one lane an entry (a hub of 300 arcs is past the 99th percentile)
@@ -76,9 +77,9 @@ def test_gpu_rows_feed_the_dependencies_and_sums(sources):
 
     def run():
         with spla.tuning.override(sssp_max_batch=256):
-            deps = [_host(sssp.dependencies(A, src, **kw)) for kw in calls]
-            sums = [[_host(x) for x in sssp.distance_sums(A, src, outgoing=o)] for o in (False, True)]
-            dist = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            deps = [host(sssp.dependencies(A, src, **kw)) for kw in calls]
+            sums = [[host(x) for x in sssp.distance_sums(A, src, outgoing=o)] for o in (False, True)]
+            dist = host(sssp.shortest_paths(A, src, counts=False)[0])
         return deps, sums, dist
 
     got = run()
@@ -102,9 +103,9 @@ def test_gpu_rows_on_zero_lengths_and_pattern_only():
     for pattern in (False, True):
         A = build(n, arcs, directed=True, device="gpu", pattern=pattern)
         with spla.tuning.override(**ROWS):
-            got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            got = host(sssp.shortest_paths(A, src, counts=False)[0])
         with spla.tuning.override(**LISTS):
-            want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            want = host(sssp.shortest_paths(A, src, counts=False)[0])
         np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
@@ -135,7 +136,7 @@ def _row_path(A, src, delta, cap, fcap, cp):
     rounds = cp.zeros(len(src), dtype=np.int32)
     with spla.tuning.override(sssp_rows_delta=delta):
         width = sssp.bucket_width(S.mean_length, rows=True)
-    return _host(sssp_rows.row_distances(B, width, rounds=rounds, cap=cap, fcap=fcap)), _host(rounds)
+    return host(sssp_rows.row_distances(B, width, rounds=rounds, cap=cap, fcap=fcap)), host(rounds)
 
 
 @settings(max_examples=30, deadline=None)
@@ -162,7 +163,7 @@ def test_gpu_rows_spill_and_equal_the_list_rounds(caps):
     left zero."""
     import cupy as cp
 
-    n, arcs = _road_like(30, 40, seed=5)
+    n, arcs = road_like(30, 40, seed=5)
     hubbed = _with_hubs(n, dict(arcs), 9, (3,), lambda rng: round(rng.uniform(2.0, 9.0), 4))
     src = np.random.default_rng(1).choice(n, size=50, replace=False)
     for graph in (arcs, hubbed):
@@ -170,7 +171,7 @@ def test_gpu_rows_spill_and_equal_the_list_rounds(caps):
         for delta in (None, 0.5, 2.0):
             got, _ = _row_path(A, src, delta, *caps, cp)
             with spla.tuning.override(sssp_delta=delta, **LISTS):
-                want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+                want = host(sssp.shortest_paths(A, src, counts=False)[0])
             np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
@@ -193,9 +194,9 @@ def test_gpu_rows_past_the_list_and_with_lanes(degree):
     src = np.array([0, 1, 2, n - 1], dtype=np.int64)
     for delta in (None, 1.0):
         with spla.tuning.override(sssp_rows_delta=delta, **ROWS):
-            got = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            got = host(sssp.shortest_paths(A, src, counts=False)[0])
         with spla.tuning.override(sssp_delta=delta, **LISTS):
-            want = _host(sssp.shortest_paths(A, src, counts=False)[0])
+            want = host(sssp.shortest_paths(A, src, counts=False)[0])
         np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
     for endpoints, edges in ((True, False), (False, True)):  # σ and δ by spla_sssp_rows_deps, with its lanes
         got, want = _row_and_list_sums(A, src, endpoints, edges)
@@ -204,9 +205,9 @@ def test_gpu_rows_past_the_list_and_with_lanes(degree):
 
 def _row_and_list_sums(A, src, endpoints, edges=False):
     with spla.tuning.override(**ROWS):
-        got = _host(sssp.dependencies(A, src, edges=edges, endpoints=endpoints))
+        got = host(sssp.dependencies(A, src, edges=edges, endpoints=endpoints))
     with spla.tuning.override(**LISTS):
-        want = _host(sssp.dependencies(A, src, edges=edges, endpoints=endpoints))
+        want = host(sssp.dependencies(A, src, edges=edges, endpoints=endpoints))
     return got, want
 
 
@@ -240,7 +241,7 @@ def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
 
     for key in calls:
         monkeypatch.setitem(EMULATED, key, counting(key))
-    n, arcs = _road_like(12, 15, seed=3)
+    n, arcs = road_like(12, 15, seed=3)
     graphs = [arcs, {key: float(max(1, round(w))) for key, w in arcs.items()}]
     src = np.array(random.Random(2).sample(range(n), 20), dtype=np.int64)
     kinds = ((False, False), (True, False), (False, True))  # (endpoints, edges)
@@ -254,10 +255,10 @@ def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
     for edges in (False, True):
         with spla.tuning.override(**ROWS):
             before = dict(calls)
-            got = _host(sssp.dependencies(zero, src, edges=edges, endpoints=False))
+            got = host(sssp.dependencies(zero, src, edges=edges, endpoints=False))
         assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
         with spla.tuning.override(**LISTS):
-            want = _host(sssp.dependencies(zero, src, edges=edges, endpoints=False))
+            want = host(sssp.dependencies(zero, src, edges=edges, endpoints=False))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     assert calls["rows_deps"] == 6  # ties possible: the list rounds, from the rows
     m, chain = diamonds(1100)
@@ -265,7 +266,7 @@ def test_emulated_row_dependencies_equal_the_list_rounds(emulated, monkeypatch):
     for edges in (False, True):
         with spla.tuning.override(**ROWS):
             before = dict(calls)
-            got = _host(sssp.dependencies(D, np.array([0, 1]), edges=edges, endpoints=False))
+            got = host(sssp.dependencies(D, np.array([0, 1]), edges=edges, endpoints=False))
         np.testing.assert_allclose(got, ref_dependencies(D, np.array([0, 1]), edges), rtol=RTOL, atol=1e-12)
         assert calls["rows_deps"] == before["rows_deps"] + 1  # σ past 2^512: the list rounds, which rescale
         assert calls["rows"] == before["rows"] + 1 and calls["relax"] == before["relax"]
@@ -280,7 +281,7 @@ def test_gpu_row_dependencies_on_a_chain_past_two_to_the_512():
     src = np.array([0, 1, 5, 3 * 1099], dtype=np.int64)
     for edges in (False, True):
         with spla.tuning.override(**ROWS):
-            got = _host(sssp.dependencies(A, src, edges=edges, endpoints=False))
+            got = host(sssp.dependencies(A, src, edges=edges, endpoints=False))
         np.testing.assert_allclose(got, ref_dependencies(Acpu, src, edges), rtol=RTOL, atol=1e-12)
     got, want = _row_and_list_sums(A, src, True)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12)
