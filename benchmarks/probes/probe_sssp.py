@@ -264,7 +264,9 @@ def rows_rows(name, A, S, block, check, deltas, repeat, peak, deps):
 
 def rows_sweep(name, A, block, repeat, delta):
     """The row path's distances (bucket width ``delta``, the first of --rows) per threads a block and
-    size of its queue and far lists (which set the blocks an SM), with the phases each source took."""
+    size of its queue (which, with the kernel's registers, sets the blocks an SM and what shared memory
+    leaves to the L1), far lists of 1,024 and ROWS_FAR entries (global memory), with the phases each
+    source took (phases past the unspilled count are the spill bitmap's sweeps)."""
     import cupy as cp
 
     S = sssp._arcs(A)
@@ -273,8 +275,9 @@ def rows_sweep(name, A, block, repeat, delta):
         width = sssp.bucket_width(S.mean_length, rows=True)
     rounds = cp.zeros(len(block), dtype=np.int32)
     out = []
-    for threads in (128, 256, 512):
-        for cap, fcap in ((1024, 512), (2048, 1024), (4096, 2048)):
+    grid = [(cap, sssp_rows.ROWS_FAR) for cap in (1024, 1536, 2048)] + [(sssp_rows.ROWS_QUEUE, 1024)]
+    for threads in (128, 192, 256, 512):
+        for cap, fcap in grid:
             ms, _ = timed_ms(lambda: sssp_rows.row_distances(B, width, rounds=rounds, cap=cap, fcap=fcap,
                                                              threads=threads), repeat)
             phases = float(cp.asnumpy(rounds).mean())

@@ -38,7 +38,7 @@
 //   spla_sssp_arc_sums<I, UNIT> (over every vertex); spla_sssp_small<I, UNIT> and
 //   spla_sssp_small_deps<I, UNIT> (sssp_small.cuh, included at the end: a thread block per source,
 //   for graphs that fit its shared memory) and spla_sssp_rows<I, UNIT> (sssp_rows.cuh: a thread block
-//   per source, its frontier in shared memory, its distances a row in global memory).
+//   per source, its queue in shared memory, its distances a row in global memory).
 //   Q: the flat index type (int when n*k < 2^31, else long long); I: the matrix's index type (int or
 //   long long); UNIT: every length 1.
 // Thread mapping: entry-list kernels: a group of G lanes per listed entry (G a power of two <= 32,

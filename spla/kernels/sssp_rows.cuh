@@ -1,9 +1,10 @@
 // spla/kernels/sssp_rows.cuh -- weighted distances of k sources, a thread block per source: each
 // source's distances are its row of the (k, n) output in global memory, its waiting vertices a work
 // queue in the block's shared memory and two far lists in a global scratch of the block's own
-// (spla/backends/gpu/sssp_rows.py, the row path: graphs too large for a whole search in shared memory).  No device-wide round, no control array, one
-// launch for every source of the block.  spla_sssp_rows_deps, below, goes on from those rows to the
-// Brandes dependencies on the same kind of queue.
+// (spla/backends/gpu/sssp_rows.py, the row path: graphs too large for a whole search in shared
+// memory).  No device-wide round, no control array, one launch for every source of the block.
+// spla_sssp_rows_deps, below, goes on from those rows to the Brandes dependencies on the same kind
+// of queue.
 //
 // Definition: sssp.cuh's d.  Any order of monotone min-updates that relaxes every arc whose tail was
 // lowered reaches the values of spla_sssp_relax's rounds, bit for bit (sssp_small.cuh says the same).

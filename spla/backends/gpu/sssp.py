@@ -37,9 +37,10 @@ in ``spla.tuning``); a round past the end finds the phase done and returns:
    which rescale.  Where it does not fit, on graphs whose entries take one lane
    (:func:`sssp_rows.runs_rows`), ``spla_sssp_rows`` runs: a thread block per source as well, its
    distances a row of the (k, n) array ``shortest_paths`` returns (the later phases take the
-   transpose) and its waiting vertices a work queue in shared memory (``spla.backends.gpu.sssp_rows``),
-   whose ``spla_sssp_rows_deps`` also runs phases 2 to 4 of the sums where no tight arc can join
-   equal distances (the arc sums then take σ and δ transposed to ``spla_sssp_arc_sums``);
+   transpose), its waiting vertices a work queue in shared memory and far lists in global scratch
+   (``spla.backends.gpu.sssp_rows``), whose ``spla_sssp_rows_deps`` also runs phases 2 to 4 of the
+   sums where no tight arc can join equal distances (the arc sums then take σ and δ transposed to
+   ``spla_sssp_arc_sums``);
 2. h (``spla_sssp_hops``): a breadth-first search over the tight arcs, a level per round; skipped,
    every h 0, where no tight arc can join equal distances (``sssp_small.ties_in``: every length above
    half the spacing of the block's farthest distance, a source's own on the small path), since h
