@@ -7,6 +7,10 @@ arcs merged to their shortest, ``dup="min"``; arc lengths are the file's weights
   celegansneural), or over ``K`` sampled sources (USA-road-d.NY, seed 0), beside NetworKit's weighted
   ``Betweenness`` (exact) or ``EstimateBetweenness`` (``K`` samples of its own choosing: a time for
   the same work, not the same sources, so its values are not compared) on all host threads.
+* ``ebc``: ``edge_betweenness_centrality(A, weight=True, normalized=False)`` over all sources (the
+  graphs without a sample) beside NetworKit's weighted ``Betweenness`` with its edge scores
+  (``computeEdgeCentrality``; it computes the vertex scores as well), which are networkx's for a
+  directed graph.
 * ``closeness``: ``closeness_centrality(A, distance=True)`` of every vertex beside NetworKit's
   weighted ``Closeness`` (generalised variant = networkx's ``wf_improved``).
 * ``sssp``: the engine's ``spla.paths.shortest_paths(A, sources, weighted=True)``, the (k, n)
@@ -24,8 +28,8 @@ it at once): ``k · (m / L + n / A)``, with L and A the random 8-byte load and a
 within the L2 cache (``benchmarks.timing.l2_random_access``), as if every row sat in the L2.
 
 Checks: spla's distances equal SciPy's exactly (bit for bit: both form d(u) + w in float64); spla's
-exact betweenness and closeness equal NetworKit's (rtol 1e-9); sampled betweenness finite and
-non-negative.
+exact betweenness, edge betweenness and closeness equal NetworKit's (rtol 1e-9); sampled
+betweenness finite and non-negative.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ K = {"tiny": 16, "quick": 1000, "full": 1000}
 SEED = 0
 #: the issue's goal: spla at least this many times NetworKit's speed on every row it names
 GOAL_VS_NETWORKIT = 20.0
+#: the measures of those rows (edge betweenness is timed beside them, not named)
+GOAL_MEASURES = ("bc", "closeness")
 #: the graphs of those rows (celegansneural's rows are this section's own, held to the same goal
 #: in a claim of their own)
 GOAL_GRAPHS = ("rome99", "USA-road-d.NY")
@@ -73,7 +79,7 @@ def _load(name):
 
 def run(b: Bench) -> None:
     """Run the section (see the module docstring)."""
-    alg = b.algorithms("betweenness_centrality", "closeness_centrality")
+    alg = b.algorithms("betweenness_centrality", "edge_betweenness_centrality", "closeness_centrality")
     for name in GRAPHS[b.opts.mode]:
         if b.remaining() < 5:
             b.skip(NAME, {"graph": name}, "time budget spent")
@@ -90,9 +96,10 @@ def run(b: Bench) -> None:
                    else np.arange(n)).astype(np.int64)
         gf = {"graph": name, "n": n, "arcs": m, "k": k, "sampled": k < n}
         _sssp(b, A, S, sources, gf, _access_rates(b))
-        peer = _networkit(S, n) if b.opts.peers else None   # (graph, why not): built once, used by both
+        peer = _networkit(S, n) if b.opts.peers else None   # (graph, why not): built once, used by each measure
         _bc(b, alg, A, peer, k, gf)
         if k == n:
+            _ebc(b, alg, A, peer, gf)
             _closeness(b, alg, A, peer, gf)
 
 
@@ -153,11 +160,12 @@ def _networkit(S, n):
     g = nk.Graph(n, weighted=True, directed=True)
     for u, v, w in zip(S.row.tolist(), S.col.tolist(), S.data.astype(float).tolist()):
         g.addEdge(u, v, w)
+    g.indexEdges()  # edge ids for the edge scores
     return g, None
 
 
-def _measure_networkit(b, fields, peer, algorithm, check) -> None:
-    """Time NetworKit's ``algorithm(nk, g)`` (its scores) on all host threads, or skip saying why not."""
+def _measure_networkit(b, fields, peer, algorithm, check, scores=lambda algo: algo.scores()) -> None:
+    """Time NetworKit's ``algorithm(nk, g)`` and ``scores(algo)`` on all host threads, or skip saying why not."""
     g, why = peer
     fields = {**fields, "system": "networkit"}
     if g is None:
@@ -168,7 +176,7 @@ def _measure_networkit(b, fields, peer, algorithm, check) -> None:
     def theirs():
         algo = algorithm(nk, g)
         algo.run()
-        return np.asarray(algo.scores())
+        return np.asarray(scores(algo))
 
     b.measure(NAME, {**fields, "threads": int(nk.getMaxNumberOfThreads())}, theirs, check=check, on="cpu",
               once=True)
@@ -207,6 +215,37 @@ def _bc(b, alg, A, peer, k, gf) -> None:
         return allclose_report(np.asarray(got, float), memo["bc"], rtol=1e-9, atol=1e-9)
 
     _measure_networkit(b, fields, peer, theirs, check_theirs)
+
+
+def _ebc(b, alg, A, peer, gf) -> None:
+    fields = {**gf, "measure": "ebc"}
+    memo = {}
+
+    def check_ours(got):
+        x = got.tocoo()
+        memo["ebc"] = x
+        ok = x.shape == A.shape and bool(np.isfinite(x.data).all()) and bool((x.data >= -1e-9).all())
+        return ok, "finite, non-negative (compared with NetworKit's below)"
+
+    b.measure(NAME, {**fields, "system": "spla"},
+              lambda: alg.edge_betweenness_centrality(A, weight=True, normalized=False), check=check_ours)
+    if peer is None:
+        return
+
+    def check_theirs(got):
+        if "ebc" not in memo:
+            return False, "no spla result to compare with"
+        # NetworKit's scores by edge id, spla's by arc (u, v): spla's read at each edge id's arc
+        x, arcs = memo["ebc"], []
+        peer[0].forEdges(lambda u, v, w, eid: arcs.append((eid, u, v)))
+        at = {(int(u), int(v)): float(w) for u, v, w in zip(x.row, x.col, x.data)}
+        ours = np.zeros(len(got))
+        for eid, u, v in arcs:
+            ours[eid] = at.get((u, v), 0.0)
+        return allclose_report(np.asarray(got, float), ours, rtol=1e-9, atol=1e-9)
+
+    _measure_networkit(b, fields, peer, lambda nk, g: nk.centrality.Betweenness(g, False, True), check_theirs,
+                       scores=lambda algo: algo.edgeScores())
 
 
 def _closeness(b, alg, A, peer, gf) -> None:
@@ -290,7 +329,7 @@ def headlines(recs) -> list[dict]:
     out = []
     for named in (True, False):
         v = [g["vs_peer"] for g in per
-             if g.get("vs_peer") and g["measure"] != "sssp" and (g["graph"] in GOAL_GRAPHS) == named]
+             if g.get("vs_peer") and g["measure"] in GOAL_MEASURES and (g["graph"] in GOAL_GRAPHS) == named]
         if v:
             what = ("Weighted BC and closeness vs NetworKit (all host threads), " +
                     (", ".join(GOAL_GRAPHS) if named else "the other graphs (celegansneural)"))
