@@ -29,7 +29,7 @@ import os
 
 import numpy as np
 
-from .core import Bench, SkipSection, host
+from .core import Bench, host
 from .tables import chk, claim, mib, ms, num, ratio, table
 
 NAME = "triangles"

@@ -3,10 +3,8 @@ components, Jaccard of adjacent pairs, k-truss) against networkx, on hypothesis 
 real graphs."""
 
 import networkx as nx
-import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import spla
 from spla import algorithms as alg

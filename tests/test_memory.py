@@ -251,7 +251,7 @@ def test_from_edges_refused_under_a_small_memory(host_has, directed):
         tracemalloc.stop()
     assert peak < 2**20  # refused before the 40 MB of column pointers
     message = str(info.value)
-    assert message.startswith(f"a graph of n=10,000,000 vertices and 2 edges: its matrix needs at least ")
+    assert message.startswith("a graph of n=10,000,000 vertices and 2 edges: its matrix needs at least ")
     assert needed_and_available(message) == (info.value.needed, 8 * 2**20)
     assert info.value.needed >= 10_000_001 * 4
 
