@@ -496,3 +496,8 @@ def test_weighted_claims_hold_the_named_measures_only():
     (named,) = weighted.headlines(recs)
     assert named["ok"] and named["value"].startswith("30.00")
     assert "| ebc |" in weighted.markdown(recs)
+    # SSSP on NY: its share of the bytes floor, of the access floor, and the bound the two floors set
+    recs.append({**rec("USA-road-d.NY", "sssp", "spla", 30.0), "floor_ms": 3.0, "access_floor_ms": 9.0})
+    sssp = weighted.headlines(recs)[-1]
+    assert not sssp["ok"]
+    assert sssp["value"].startswith("10.0 % (of the access floor: 30.0 %;") and "reach 33.3 %" in sssp["value"]
