@@ -258,6 +258,9 @@ class Tuning:
     paths_parallel_min_arcs: int = _tunable(1 << 22, _positive_int,
                                             "spla.paths runs on the calling thread alone when its sources times the "
                                             "graph's arcs are fewer than this")
+    sssp_parallel_min_arcs: int = _tunable(1 << 19, _positive_int,
+                                           "spla.paths' weighted searches (a Dijkstra per source) run on the calling "
+                                           "thread alone when their sources times the graph's arcs are fewer than this")
 
     # ---- algorithms: the CPU's compiled searches (spla.paths)
     paths_for_betweenness: bool = _tunable(True, _BOOL,

@@ -186,9 +186,11 @@ def check_against_networkx(n, arcs, directed, device):
 
 
 @settings(max_examples=scaled(40), deadline=None)
-@given(weighted_graphs("int"))
-def test_integer_lengths_match_networkx(device, g):
-    check_against_networkx(*g, device)
+@given(weighted_graphs("int"), st.booleans())
+def test_integer_lengths_match_networkx(device, g, pool):
+    # pool: the CPU's searches on numba's threads however small the call, else on the calling thread
+    with spla.tuning.override(sssp_parallel_min_arcs=1 if pool else 1 << 40):
+        check_against_networkx(*g, device)
 
 
 @settings(max_examples=scaled(40), deadline=None)
@@ -390,6 +392,20 @@ def test_bad_lengths_are_refused_before_any_work(device, bad):
             call()
     # the unweighted measures read no lengths
     assert np.all(np.isfinite(betweenness_centrality(A)))
+
+
+def test_cpu_searches_refuse_graphs_past_their_heap(monkeypatch):
+    """A heap entry of the CPU's Dijkstra packs h and the vertex into one int64: graphs of 2^31 vertices
+    or more are refused before any work, naming the limit (the limit lowered here to 3)."""
+    from spla.backends import cpu_sssp
+
+    if not cpu_sssp.available()[0]:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(cpu_sssp._compile(), "MAX_VERTICES", 3)
+    A = spla.Matrix.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]), values=np.array([1.0, 2.0, 3.0]),
+                               directed=True, device="cpu")
+    with pytest.raises(spla.InvalidGraph, match="fewer than 2\\^31 vertices; this one has 4"):
+        shortest_path_lengths(A, [0], weight=True)
 
 
 def test_lengths_are_checked_once_per_matrix(device, monkeypatch):
@@ -633,8 +649,9 @@ def test_hop_and_weighted_searches_from_two_threads():
     src, dst = rng.integers(0, n, 6000), rng.integers(0, n, 6000)
     A = spla.Matrix.from_edges(src, dst, n=n, values=rng.integers(1, 9, 6000).astype(np.float64), directed=True,
                                device="cpu", dup="min")
-    S = np.arange(n)   # 1,000 sources x ~6,000 arcs: past paths_parallel_min_arcs, so the parallel loops run
-    assert len(S) * A.nnz >= spla.tuning.current().paths_parallel_min_arcs
+    S = np.arange(n)   # 1,000 sources x ~6,000 arcs: past both thresholds, so the parallel loops run
+    t = spla.tuning.current()
+    assert len(S) * A.nnz >= max(t.paths_parallel_min_arcs, t.sssp_parallel_min_arcs)
     want = {False: spla.paths.dependencies(A, S), True: spla.paths.dependencies(A, S, weighted=True)}
     got, errors = [], []
 

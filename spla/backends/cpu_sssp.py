@@ -23,7 +23,7 @@ pulled along its in-arcs from the DAG arcs' tails (all popped before it) and tho
 A's CSC order are recorded; the sweep back in reverse pop order accumulates δ, and the arc sums land
 directly at those positions (A's CSC order, no permutation).  The sources are dealt to the workers
 in turn (worker t takes sources t, t + T, ...), each with its own workspace and accumulator, summed at
-the end; calls whose sources times arcs are below the tunable ``paths_parallel_min_arcs`` run on
+the end; calls whose sources times arcs are below the tunable ``sssp_parallel_min_arcs`` run on
 the calling thread.  The loops are compiled by numba (:mod:`spla.backends.cpu_sssp_kernels`,
 ``cache=True``) on first use, as :mod:`spla.backends.cpu_paths`' are.
 
@@ -34,9 +34,10 @@ precision however large σ grows; only ``shortest_paths(counts=True)``, which re
 inf past float64's range.
 
 Needs: the out-arcs with their lengths (A.T's CSC arrays and values, built once and cached on A for
-a directed graph) and the in-arcs with theirs (A's CSC arrays).  Memory per worker: 32 bytes per vertex
-(d, σ̃, δ, e), five indices per vertex (heap slot, heap, pop order, h, DAG offsets), one index per arc
-(the DAG, for dependencies), and an accumulator of n (vertices) or nnz (arcs) float64.
+a directed graph) and the in-arcs with theirs (A's CSC arrays).  Memory per worker: 40 bytes per vertex
+(d, σ̃, δ, e, the heap's d keys), five int64 per vertex (heap slot, heap entry, pop order, h, DAG
+offsets), one index per arc (the DAG, for dependencies), and an accumulator of n (vertices) or nnz
+(arcs) float64.  Graphs of fewer than 2^31 vertices (a heap entry packs h and the vertex).
 
 Without numba the distances (``weighted_distance_sums``, ``shortest_paths`` without counts) come from
 SciPy's ``csgraph.dijkstra`` instead (:func:`scipy_distance_sums`, :func:`scipy_shortest_paths`): it sums
@@ -48,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tuning
+from ..errors import InvalidGraph
 from ..matrix import declare_cache
 from ..weights import check_lengths
 from . import cpu_loops
@@ -96,12 +98,14 @@ def _setup(A, sources, workers, dag_arcs):
     T = A.T  # column v of A.T lists the heads of v's out-arcs; column w of A the tails of w's in-arcs
     in_len, out_len = _lengths(A)
     n, nnz = A.shape[0], A.nnz
+    if n >= kernels.MAX_VERTICES:
+        raise InvalidGraph(f"the CPU's weighted searches take graphs of fewer than 2^31 vertices; this one has {n:,}")
     idx = A.rowidx.dtype
-    small = len(sources) * max(nnz, n) < tuning.current().paths_parallel_min_arcs
+    small = len(sources) * max(nnz, n) < tuning.current().sssp_parallel_min_arcs
     workers = 1 if small else int(max(1, min(workers, len(sources))))
-    ws = np.zeros((workers, kernels.WS_ROWS, n + 1), dtype=idx)
+    ws = np.zeros((workers, kernels.WS_ROWS, n + 1), dtype=np.int64)  # heap entries pack two keys
     ws[:, kernels.POS] = -1
-    fs = np.zeros((workers, 3, n), dtype=np.float64)
+    fs = np.zeros((workers, kernels.FS_ROWS, n), dtype=np.float64)
     fs[:, kernels.DIST] = np.inf
     ex = np.zeros((workers, n), dtype=np.int64)
     dag = np.empty((workers, nnz if dag_arcs else 0), dtype=idx)

@@ -1,20 +1,24 @@
 """The compiled loops of :mod:`spla.backends.cpu_sssp` (numba; imported only when they run).
 
 One Dijkstra per source, keyed lexicographically by (d, h), with a binary heap indexed by vertex
-(decrease-key in place); the definitions, the representation of σ and the memory are described in
-:mod:`spla.backends.cpu_sssp`.  ``cache=True``: each function is compiled once per signature on a
-machine and loaded from numba's cache afterwards.
+(decrease-key in place) that holds each entry's key beside it, so that its comparisons read the
+heap's own slots instead of gathering d and h by vertex; the definitions, the representation of σ
+and the memory are described in :mod:`spla.backends.cpu_sssp`.  ``cache=True``: each function is
+compiled once per signature on a machine and loaded from numba's cache afterwards.
 
-A worker's index workspace ``ws`` is one (5, n + 1) array of the index dtype, its rows:
+A worker's index workspace ``ws`` is one (5, n + 1) int64 array, its rows:
 
     POS     -1: not reached; >= 0: the vertex's slot in the heap; SETTLED: popped
-    HEAP    the heap of reached vertices not yet popped (slots 0..size-1)
+    HEAP    the heap's entries (slots 0..size-1), each its second key and its vertex packed as
+            h · 2^32 + v (n < 2^31: h < 2^31 and v < 2^32), so that one integer comparison orders
+            equal d by h (and equal keys by vertex, which decides nothing)
     ORDER   the popped vertices in pop order (a topological order of the DAG)
     HOPS    h of each reached vertex
     PRED    the DAG arcs into ORDER[i] are dag[PRED[i]:PRED[i + 1]] (A's in-arc positions)
 
-its float workspace ``fs`` one (3, n) float64 array: DIST (d, inf where not reached), SIG (σ̃, the
-mantissa part of σ) and DELTA (δ); ``ex`` (n,) int64 the power of two of each σ (σ = σ̃ · 2^ex).
+its float workspace ``fs`` one (4, n) float64 array: DIST (d, inf where not reached), SIG (σ̃, the
+mantissa part of σ), DELTA (δ) and KEY (the heap's entries' d, slot by slot, beside HEAP);
+``ex`` (n,) int64 the power of two of each σ (σ = σ̃ · 2^ex).
 """
 
 from __future__ import annotations
@@ -30,49 +34,55 @@ from .cpu_paths_kernels import add_distances
 RESCALE_ABOVE = 2.0 ** 512
 POS, HEAP, ORDER, HOPS, PRED = 0, 1, 2, 3, 4
 WS_ROWS = 5
-DIST, SIG, DELTA = 0, 1, 2
+DIST, SIG, DELTA, KEY = 0, 1, 2, 3
+FS_ROWS = 4
 SETTLED = -2
+#: the vertex's bits of a packed heap entry (h · 2^32 + v)
+VERTEX = (1 << 32) - 1
+#: the most vertices a search takes (h and v must fit their halves of a packed entry)
+MAX_VERTICES = 1 << 31
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _before(a, b, dist, hops):
-    """Whether vertex a's key (d, h) is lexicographically below b's."""
-    da, db = dist[a], dist[b]
-    return da < db or (da == db and hops[a] < hops[b])
+def _below(d1, x1, d2, x2):
+    """Whether the heap key (d1, x1) is lexicographically below (d2, x2); x = h · 2^32 + v."""
+    return d1 < d2 or (d1 == d2 and x1 < x2)
 
 
 @njit(cache=True, nogil=True)
-def _sift_up(i, heap, pos, dist, hops):
-    v = heap[i]
+def _sift_up(i, d, x, key, heap, pos):
+    """Put the entry (d, x) at slot i or, past the entries above it that it is below, higher up."""
     while i > 0:
         parent = (i - 1) >> 1
-        u = heap[parent]
-        if not _before(v, u, dist, hops):
+        if not _below(d, x, key[parent], heap[parent]):
             break
-        heap[i] = u
-        pos[u] = i
+        key[i] = key[parent]
+        heap[i] = heap[parent]
+        pos[heap[i] & VERTEX] = i
         i = parent
-    heap[i] = v
-    pos[v] = i
+    key[i] = d
+    heap[i] = x
+    pos[x & VERTEX] = i
 
 
 @njit(cache=True, nogil=True)
-def _sift_down(i, size, heap, pos, dist, hops):
-    v = heap[i]
+def _sift_down(i, size, d, x, key, heap, pos):
+    """Put the entry (d, x) at slot i or, past the smaller of the children below it, lower down."""
     while True:
         c = 2 * i + 1
         if c >= size:
             break
-        if c + 1 < size and _before(heap[c + 1], heap[c], dist, hops):
+        if c + 1 < size and _below(key[c + 1], heap[c + 1], key[c], heap[c]):
             c += 1
-        u = heap[c]
-        if not _before(u, v, dist, hops):
+        if not _below(key[c], heap[c], d, x):
             break
-        heap[i] = u
-        pos[u] = i
+        key[i] = key[c]
+        heap[i] = heap[c]
+        pos[heap[i] & VERTEX] = i
         i = c
-    heap[i] = v
-    pos[v] = i
+    key[i] = d
+    heap[i] = x
+    pos[x & VERTEX] = i
 
 
 @njit(cache=True, nogil=True)
@@ -82,23 +92,22 @@ def search(s, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, counting, ws, f
     With ``counting``, σ of each vertex is pulled when it is popped, along its in-arcs from the DAG
     arcs' tails (all popped before it: their keys are lower), and those arcs' positions recorded."""
     pos, heap, order, hops, pred = ws[POS], ws[HEAP], ws[ORDER], ws[HOPS], ws[PRED]
-    dist, sig = fs[DIST], fs[SIG]
+    dist, sig, key = fs[DIST], fs[SIG], fs[KEY]
     dist[s] = 0.0
     hops[s] = 0
+    key[0] = 0.0
     heap[0] = s
     pos[s] = 0
     size, tail, k = 1, 0, 0
     while size > 0:
-        v = heap[0]
+        dv = key[0]  # the popped entry's key is its vertex's (d, h), final
+        hv = heap[0] >> 32
+        v = heap[0] & VERTEX
         size -= 1
         if size > 0:
-            heap[0] = heap[size]
-            pos[heap[0]] = 0
-            _sift_down(0, size, heap, pos, dist, hops)
+            _sift_down(0, size, key[size], heap[size], key, heap, pos)
         pos[v] = SETTLED
         order[tail] = v
-        dv = dist[v]
-        hv = hops[v]
         if counting:
             pred[tail] = k
             if tail == 0:
@@ -141,14 +150,12 @@ def search(s, out_ptr, out_idx, out_len, in_ptr, in_idx, in_len, counting, ws, f
             if pw < 0:
                 dist[w] = nd
                 hops[w] = nh
-                heap[size] = w
-                pos[w] = size
+                _sift_up(size, nd, (nh << 32) | w, key, heap, pos)
                 size += 1
-                _sift_up(size - 1, heap, pos, dist, hops)
             elif nd < dist[w] or (nd == dist[w] and nh < hops[w]):
                 dist[w] = nd
                 hops[w] = nh
-                _sift_up(pw, heap, pos, dist, hops)
+                _sift_up(pw, nd, (nh << 32) | w, key, heap, pos)
     if counting:
         pred[tail] = k
     return tail
