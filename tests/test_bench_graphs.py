@@ -501,3 +501,6 @@ def test_weighted_claims_hold_the_named_measures_only():
     sssp = weighted.headlines(recs)[-1]
     assert not sssp["ok"]
     assert sssp["value"].startswith("10.0 % (of the access floor: 30.0 %;") and "reach 33.3 %" in sssp["value"]
+    # a CPU run: the table, not the device's goals
+    assert len(weighted.headlines([{**r, "device": "cpu" if r["system"] == "networkit" else "gpu"} for r in recs])) == 2
+    assert weighted.headlines([{**r, "device": "cpu"} for r in recs]) == []
