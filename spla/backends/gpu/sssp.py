@@ -84,7 +84,7 @@ from ...weights import check_lengths, transpose_lengths
 from .compile import BLOCK, INDEX_TYPES, NVRTC_OPTIONS, SSSP_SOURCE, load_cupy, log, source
 from .frontier import frontier_group
 from .launch import nullable, resident_blocks
-from .sssp_rows import row_distances, row_sums, runs_rows
+from .sssp_rows import add_endpoints, row_distances, row_sums, runs_rows
 from .sssp_scale import RESCALE_ABOVE, check_sigma, rescale, scale_of
 from .sssp_small import runs_small, small_dependencies, small_distances, small_sums, ties_in
 
@@ -477,10 +477,7 @@ def dependencies(A, src, *, edges, endpoints):
                 delta[b_dev, cp.arange(B.k)] = 0.0  # a source's own dependency is not betweenness
             acc += delta.sum(axis=1)
             if endpoints:
-                reached = (dist != np.inf).astype(np.float64)
-                r = reached.sum(axis=0)  # r_s, the source itself included
-                acc += reached.sum(axis=1)
-                acc += cp.bincount(b_dev, weights=r - 2.0, minlength=n)  # at v = s: -1 (itself) + r_s - 1
+                add_endpoints(cp, dist.T, b_dev, acc)  # dist is (n, k): its transpose, a view
     return acc
 
 

@@ -133,7 +133,15 @@ def row_sums(B, rows, acc, *, edges, endpoints):
     delta[cp.arange(B.k), B.src_dev] = 0.0  # a source's own dependency is not betweenness
     acc += delta.sum(axis=0)
     if endpoints:
-        reached = (rows != np.inf).astype(np.float64)
-        acc += reached.sum(axis=0)
-        acc += cp.bincount(B.src_dev, weights=reached.sum(axis=1) - 2.0, minlength=B.n)  # at v = s: r_s - 2
+        add_endpoints(cp, rows, B.src_dev, acc)
     return True
+
+
+def add_endpoints(cp, rows, src, acc):
+    """acc (n,) += the endpoints' terms of the vertex sums of the sources ``src`` (k,) on the device,
+    from their distances ``rows`` (k, n) in any strides (inf where unreached): 1 at each vertex v != s
+    that s reaches, and r_s - 1 at s itself, r_s the vertices s reaches (itself included)."""
+    reached = (rows != np.inf).astype(np.float64)
+    acc += reached.sum(axis=0)  # 1 at every vertex each source reaches, the source itself included
+    # at v = s: -1 (itself, counted above) + r_s - 1
+    acc += cp.bincount(src, weights=reached.sum(axis=1) - 2.0, minlength=acc.shape[0])
